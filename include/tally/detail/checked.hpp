@@ -1,0 +1,34 @@
+// 64-bit unsigned arithmetic that remembers overflow instead of wrapping, so size and
+// offset computations over untrusted descriptors can be checked once at the end.
+#pragma once
+
+#include <cstdint>
+
+#include "../version.hpp"
+
+TALLY_BEGIN_NAMESPACE
+namespace detail {
+
+struct checked_u64 {
+  std::uint64_t value = 0;
+  bool overflow = false;
+};
+
+inline checked_u64 operator+(checked_u64 a, checked_u64 b) noexcept {
+  checked_u64 r;
+  r.overflow = a.overflow || b.overflow || __builtin_add_overflow(a.value, b.value, &r.value);
+  return r;
+}
+
+inline checked_u64 operator*(checked_u64 a, checked_u64 b) noexcept {
+  checked_u64 r;
+  r.overflow = a.overflow || b.overflow || __builtin_mul_overflow(a.value, b.value, &r.value);
+  return r;
+}
+
+inline checked_u64 operator/(checked_u64 a, std::uint64_t divisor) noexcept {
+  return checked_u64{a.value / divisor, a.overflow};
+}
+
+}  // namespace detail
+TALLY_END_NAMESPACE

@@ -1,0 +1,120 @@
+// The two operations (sum, product) and the element -> accumulator mapping that gives
+// tally's numeric rules: integers wrap in their own width without undefined behaviour
+// (accumulated in an unsigned type, at least 32 bits wide so that nothing is promoted to
+// int), float16 accumulates in float32, float32 and float64 in themselves.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "../half.hpp"
+
+TALLY_BEGIN_NAMESPACE
+namespace detail {
+
+template <class T>
+inline constexpr bool is_element_type_v =
+    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, half> ||
+    (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8);
+
+template <class T, bool = std::is_integral_v<T>>
+struct accumulator {
+  using type = T;  // float, double
+};
+template <>
+struct accumulator<half, false> {
+  using type = float;
+};
+template <class T>
+struct accumulator<T, true> {
+  using type = std::conditional_t<(sizeof(T) < 4), std::uint32_t, std::make_unsigned_t<T>>;
+};
+
+/// The type the running value is kept in.
+template <class T>
+using acc_t = typename accumulator<T>::type;
+
+template <class T>
+inline acc_t<T> to_acc(T value) noexcept {
+  if constexpr (std::is_same_v<T, half>)
+    return static_cast<float>(value);
+  else
+    return static_cast<acc_t<T>>(value);  // modular for integers: well defined
+}
+
+template <class T>
+inline T from_acc(acc_t<T> value) noexcept {
+  if constexpr (std::is_same_v<T, half>) {
+    return half(value);
+  } else if constexpr (std::is_integral_v<T>) {
+    // Truncate in the unsigned type, then reinterpret: no implementation-defined
+    // out-of-range conversion to a signed type.
+    const auto bits = static_cast<std::make_unsigned_t<T>>(value);
+    T result;
+    std::memcpy(&result, &bits, sizeof result);
+    return result;
+  } else {
+    return value;
+  }
+}
+
+/// The carry a caller passes between chunks: the running value itself (float for half,
+/// so that no rounding happens at a chunk boundary), else the element type.
+template <class T>
+using carry_t = std::conditional_t<std::is_same_v<T, half>, float, T>;
+
+template <class T>
+inline acc_t<T> acc_from_carry(carry_t<T> c) noexcept {
+  if constexpr (std::is_same_v<T, half>)
+    return c;
+  else
+    return to_acc<T>(c);
+}
+
+template <class T>
+inline carry_t<T> carry_from_acc(acc_t<T> a) noexcept {
+  if constexpr (std::is_same_v<T, half>)
+    return a;
+  else
+    return from_acc<T>(a);
+}
+
+struct sum_op {
+  template <class A>
+  static A combine(A a, A b) noexcept {
+    return a + b;
+  }
+  /// The running value before the first element: -0.0 for floats, the IEEE additive
+  /// identity (x + -0.0 == x for every x, so a line of -0.0 sums to -0.0 as in NumPy).
+  template <class A>
+  static constexpr A identity() noexcept {
+    if constexpr (std::is_floating_point_v<A>)
+      return -A(0);
+    else
+      return A(0);
+  }
+  /// The value written at the start of an exclusive scan: the empty sum, +0.
+  template <class A>
+  static constexpr A empty() noexcept {
+    return A(0);
+  }
+};
+
+struct product_op {
+  template <class A>
+  static A combine(A a, A b) noexcept {
+    return a * b;  // A is never narrower than unsigned int: no promotion to signed int
+  }
+  template <class A>
+  static constexpr A identity() noexcept {
+    return A(1);
+  }
+  template <class A>
+  static constexpr A empty() noexcept {
+    return A(1);
+  }
+};
+
+}  // namespace detail
+TALLY_END_NAMESPACE

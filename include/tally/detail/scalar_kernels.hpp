@@ -1,0 +1,70 @@
+// Portable kernels: plain C++ that any compiler can vectorize across columns. They are
+// the reference shape of every SIMD variant and the only path on non-x86 targets.
+#pragma once
+
+#include <cstddef>
+
+#include "line_state.hpp"
+
+TALLY_BEGIN_NAMESPACE
+namespace detail {
+namespace scalar {
+
+/// Scans `n` elements of one line, `in_step`/`out_step` elements apart, continuing `s`.
+template <class Op, class T>
+void scan_line(line_state<acc_t<T>>& s, const T* in, std::ptrdiff_t in_step, T* out,
+               std::ptrdiff_t out_step, std::size_t n, bool exclusive) noexcept {
+  using A = acc_t<T>;
+  A offset = s.offset, local = s.local, last = s.last;
+  std::size_t position = s.position;
+  for (std::size_t i = 0; i < n; ++i) {
+    const A x = to_acc(*in);
+    local = Op::combine(local, x);
+    const A inclusive = Op::combine(offset, local);
+    *out = from_acc<T>(exclusive ? last : inclusive);
+    last = inclusive;
+    if (++position == block_elements) {
+      offset = inclusive;
+      local = Op::template identity<A>();
+      position = 0;
+    }
+    in += in_step;
+    out += out_step;
+  }
+  s.offset = offset;
+  s.local = local;
+  s.last = last;
+  s.position = position;
+}
+
+/// Axis outer, `width` contiguous columns: row k of every column combines into the
+/// running row `acc` (preloaded with each column's start) and is written out. In exclusive
+/// mode row 0 receives `acc` itself when the starts are caller carries, else the empty
+/// value (+0 rather than the internal -0 identity of float sums).
+template <class Op, class T>
+void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T* out, std::ptrdiff_t out_row_stride,
+                  std::size_t width, std::size_t rows, acc_t<T>* acc, bool exclusive,
+                  bool starts_are_carries) noexcept {
+  using A = acc_t<T>;
+  for (std::size_t k = 0; k < rows; ++k) {
+    const T* row_in = in + static_cast<std::ptrdiff_t>(k) * in_row_stride;
+    T* row_out = out + static_cast<std::ptrdiff_t>(k) * out_row_stride;
+    if (exclusive) {
+      const bool empty_row = k == 0 && !starts_are_carries;
+      for (std::size_t j = 0; j < width; ++j) {
+        const A x = to_acc(row_in[j]);  // read before the write: in place is safe
+        row_out[j] = from_acc<T>(empty_row ? Op::template empty<A>() : acc[j]);
+        acc[j] = Op::combine(acc[j], x);
+      }
+    } else {
+      for (std::size_t j = 0; j < width; ++j) {
+        acc[j] = Op::combine(acc[j], to_acc(row_in[j]));
+        row_out[j] = from_acc<T>(acc[j]);
+      }
+    }
+  }
+}
+
+}  // namespace scalar
+}  // namespace detail
+TALLY_END_NAMESPACE

@@ -1,0 +1,135 @@
+// DirectML's validation rules for the descriptor layer (spec section 5), as one function
+// per stage so that execute() can reuse the descriptor checks before its buffer checks.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "../status.hpp"
+#include "../tensor_desc.hpp"
+#include "layout.hpp"
+
+TALLY_BEGIN_NAMESPACE
+namespace detail {
+
+/// A tensor desc's effective strides (packed when none are given), as signed elements.
+inline void effective_strides(const tensor_desc& t, std::ptrdiff_t* out) noexcept {
+  std::uint64_t packed = 1;
+  for (std::uint32_t d = t.dimension_count; d-- > 0;) {
+    out[d] = static_cast<std::ptrdiff_t>(t.strides ? t.strides[d] : packed);
+    packed *= t.sizes[d];
+  }
+}
+
+inline status check_tensor(const tensor_desc* t, const char* name) noexcept {
+  if (!t) return status(status_code::null_pointer, "%s is null", name);
+  if (!t->sizes) return status(status_code::null_pointer, "%s.sizes is null", name);
+  if (t->dimension_count < 1 || t->dimension_count > max_dimension_count)
+    return status(status_code::invalid_dimension_count, "%s.dimension_count is %u; it must be 1..%u",
+                  name, t->dimension_count, max_dimension_count);
+  if (!is_supported(t->type))
+    return status(status_code::unsupported_data_type, "%s.type is %u (%s), which tally does not support",
+                  name, static_cast<unsigned>(t->type), to_string(t->type));
+  for (std::uint32_t d = 0; d < t->dimension_count; ++d)
+    if (t->sizes[d] == 0)
+      return status(status_code::invalid_size, "%s.sizes[%u] is 0; every size must be at least 1", name, d);
+  return {};
+}
+
+inline status check_buffer_size(const tensor_desc& t, const char* name) noexcept {
+  const std::uint64_t needed = calc_buffer_tensor_size(t.type, t.dimension_count, t.sizes, t.strides);
+  // Offsets are signed pointer differences at execution: the layout must fit in ptrdiff_t.
+  if (needed == 0 || needed > static_cast<std::uint64_t>(PTRDIFF_MAX))
+    return status(status_code::size_overflow,
+                  "%s: the sizes and strides address more bytes than 64-bit offsets can hold", name);
+  if (t.total_tensor_size_in_bytes < needed)
+    return status(status_code::buffer_too_small,
+                  "%s.total_tensor_size_in_bytes is %llu; its sizes and strides need at least %llu",
+                  name, static_cast<unsigned long long>(t.total_tensor_size_in_bytes),
+                  static_cast<unsigned long long>(needed));
+  return {};
+}
+
+inline status check_output_overlap(const tensor_desc& t, const char* name) noexcept {
+  std::size_t sizes[max_rank];
+  std::ptrdiff_t strides[max_rank];
+  for (std::uint32_t d = 0; d < t.dimension_count; ++d) sizes[d] = t.sizes[d];
+  effective_strides(t, strides);
+  if (has_self_overlap(t.dimension_count, sizes, strides))
+    return status(status_code::overlapping_output,
+                  "%s.strides make distinct output elements share an address (a zero or "
+                  "interleaving stride on a dimension of size > 1)",
+                  name);
+  return {};
+}
+
+/// Everything DirectML checks of a cumulative operator's descriptor.
+template <class Desc>
+status validate_desc(const Desc* desc, const char* op_name, std::uint32_t axis,
+                     std::uint32_t direction) noexcept {
+  if (!desc) return status(status_code::null_pointer, "%s is null", op_name);
+  if (status s = check_tensor(desc->input, "input"); !s) return s;
+  if (status s = check_tensor(desc->output, "output"); !s) return s;
+  const tensor_desc& in = *desc->input;
+  const tensor_desc& out = *desc->output;
+  if (in.dimension_count != out.dimension_count)
+    return status(status_code::dimension_count_mismatch,
+                  "input.dimension_count (%u) differs from output.dimension_count (%u)",
+                  in.dimension_count, out.dimension_count);
+  if (in.type != out.type)
+    return status(status_code::data_type_mismatch, "input.type (%s) differs from output.type (%s)",
+                  to_string(in.type), to_string(out.type));
+  for (std::uint32_t d = 0; d < in.dimension_count; ++d)
+    if (in.sizes[d] != out.sizes[d])
+      return status(status_code::size_mismatch, "input.sizes[%u] (%u) differs from output.sizes[%u] (%u)",
+                    d, in.sizes[d], d, out.sizes[d]);
+  if (axis >= in.dimension_count)
+    return status(status_code::invalid_axis, "%s.axis is %u; it must be below dimension_count (%u)",
+                  op_name, axis, in.dimension_count);
+  if (direction > 1)
+    return status(status_code::invalid_direction,
+                  "%s.direction is %u; it must be 0 (increasing) or 1 (decreasing)", op_name, direction);
+  if (status s = check_buffer_size(in, "input"); !s) return s;
+  if (status s = check_buffer_size(out, "output"); !s) return s;
+  return check_output_overlap(out, "output");
+}
+
+/// The execution-time rules: buffers present, aligned, and either disjoint or the same
+/// binding exactly (same base pointer, strides and total size: DirectML's in-place rule).
+inline status check_buffers(const tensor_desc& in, const tensor_desc& out, const void* input,
+                            const void* output) noexcept {
+  if (!input) return status(status_code::null_pointer, "the input buffer pointer is null");
+  if (!output) return status(status_code::null_pointer, "the output buffer pointer is null");
+  const std::size_t element = element_size(in.type);
+  const auto in_address = reinterpret_cast<std::uintptr_t>(input);
+  const auto out_address = reinterpret_cast<std::uintptr_t>(output);
+  if (in_address % element != 0)
+    return status(status_code::misaligned_buffer, "the input buffer %p is not aligned to its %zu-byte elements",
+                  input, element);
+  if (out_address % element != 0)
+    return status(status_code::misaligned_buffer, "the output buffer %p is not aligned to its %zu-byte elements",
+                  output, element);
+  if (in.total_tensor_size_in_bytes > UINTPTR_MAX - in_address)
+    return status(status_code::size_overflow, "input.total_tensor_size_in_bytes (%llu) runs past the end of the address space",
+                  static_cast<unsigned long long>(in.total_tensor_size_in_bytes));
+  if (out.total_tensor_size_in_bytes > UINTPTR_MAX - out_address)
+    return status(status_code::size_overflow, "output.total_tensor_size_in_bytes (%llu) runs past the end of the address space",
+                  static_cast<unsigned long long>(out.total_tensor_size_in_bytes));
+  const bool disjoint = in_address + in.total_tensor_size_in_bytes <= out_address ||
+                        out_address + out.total_tensor_size_in_bytes <= in_address;
+  if (disjoint) return {};
+  std::ptrdiff_t in_strides[max_rank], out_strides[max_rank];
+  effective_strides(in, in_strides);
+  effective_strides(out, out_strides);
+  const bool same_binding = in_address == out_address &&
+                            in.total_tensor_size_in_bytes == out.total_tensor_size_in_bytes &&
+                            std::memcmp(in_strides, out_strides, in.dimension_count * sizeof(std::ptrdiff_t)) == 0;
+  if (!same_binding)
+    return status(status_code::overlapping_buffers,
+                  "the input and output buffers overlap; in-place execution needs the same base "
+                  "pointer, strides and total size");
+  return {};
+}
+
+}  // namespace detail
+TALLY_END_NAMESPACE

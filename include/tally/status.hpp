@@ -1,0 +1,104 @@
+/// @file
+/// @brief `tally::status` (descriptor layer) and `tally::error` (typed layer).
+#pragma once
+
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "version.hpp"
+
+TALLY_BEGIN_NAMESPACE
+
+/// Why a call was refused. `ok` is the only success value.
+enum class status_code : std::uint32_t {
+  ok = 0,
+  null_pointer,              ///< a descriptor, tensor desc, sizes or buffer pointer is null
+  invalid_dimension_count,   ///< outside 1..8
+  dimension_count_mismatch,  ///< input and output ranks differ
+  unsupported_data_type,     ///< unknown, uint4/int4, or any other value
+  data_type_mismatch,        ///< input and output types differ
+  invalid_size,              ///< a size of 0 (descriptor layer: DirectML forbids empty tensors)
+  size_mismatch,             ///< input and output sizes differ
+  invalid_axis,              ///< axis outside the dimensions
+  invalid_direction,         ///< axis_direction other than 0 or 1
+  buffer_too_small,          ///< total_tensor_size_in_bytes below the layout's minimum
+  size_overflow,             ///< a size or offset computation does not fit in 64 bits
+  overlapping_output,        ///< two distinct output elements share one address
+  misaligned_buffer,         ///< a buffer pointer not aligned to its element size
+  overlapping_buffers,       ///< input and output overlap other than exactly (descriptor layer)
+  invalid_carry,             ///< a carry view whose shape does not match (typed layer)
+};
+
+/// The enumerator's name, for messages and logs.
+constexpr const char* to_string(status_code c) noexcept {
+  switch (c) {
+    case status_code::ok: return "ok";
+    case status_code::null_pointer: return "null_pointer";
+    case status_code::invalid_dimension_count: return "invalid_dimension_count";
+    case status_code::dimension_count_mismatch: return "dimension_count_mismatch";
+    case status_code::unsupported_data_type: return "unsupported_data_type";
+    case status_code::data_type_mismatch: return "data_type_mismatch";
+    case status_code::invalid_size: return "invalid_size";
+    case status_code::size_mismatch: return "size_mismatch";
+    case status_code::invalid_axis: return "invalid_axis";
+    case status_code::invalid_direction: return "invalid_direction";
+    case status_code::buffer_too_small: return "buffer_too_small";
+    case status_code::size_overflow: return "size_overflow";
+    case status_code::overlapping_output: return "overlapping_output";
+    case status_code::misaligned_buffer: return "misaligned_buffer";
+    case status_code::overlapping_buffers: return "overlapping_buffers";
+    case status_code::invalid_carry: return "invalid_carry";
+  }
+  return "invalid";
+}
+
+/// Result of a descriptor-layer call: a code and a message naming the field and the
+/// values. Holds its message inline, so making one never allocates or throws.
+class status {
+ public:
+  /// Success.
+  status() noexcept = default;
+
+  /// A status with `code` and a printf-style message.
+#if defined(__GNUC__)
+  __attribute__((format(printf, 3, 4)))
+#endif
+  status(status_code code, const char* format, ...) noexcept
+      : code_(code) {
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(message_, sizeof message_, format, args);
+    va_end(args);
+  }
+
+  /// True when the call succeeded.
+  bool ok() const noexcept { return code_ == status_code::ok; }
+  /// Same as ok().
+  explicit operator bool() const noexcept { return ok(); }
+  /// Why the call was refused, or status_code::ok.
+  status_code code() const noexcept { return code_; }
+  /// What was wrong, naming the field and the values; "ok" on success.
+  const char* message() const noexcept { return ok() ? "ok" : message_; }
+
+ private:
+  status_code code_ = status_code::ok;
+  char message_[240] = {};
+};
+
+/// Thrown by the typed layer (cumsum, cumprod, tensor_view) for invalid arguments.
+class error : public std::invalid_argument {
+ public:
+  error(status_code code, const std::string& what) : std::invalid_argument(what), code_(code) {}
+  /// Builds the exception from a non-ok status.
+  explicit error(const status& s) : error(s.code(), s.message()) {}
+  /// Why the call was refused.
+  status_code code() const noexcept { return code_; }
+
+ private:
+  status_code code_;
+};
+
+TALLY_END_NAMESPACE

@@ -1,0 +1,14 @@
+/// @file
+/// @brief The whole core of tally: cumulative sums and products of strided N-D tensors.
+/// Needs only the C++17 standard library.
+#pragma once
+
+#include "data_type.hpp"
+#include "half.hpp"
+#include "operators.hpp"
+#include "parallel.hpp"
+#include "scan.hpp"
+#include "status.hpp"
+#include "tensor_desc.hpp"
+#include "version.hpp"
+#include "view.hpp"

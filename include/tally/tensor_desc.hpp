@@ -1,0 +1,47 @@
+/// @file
+/// @brief `tally::tensor_desc` (DirectML's DML_BUFFER_TENSOR_DESC) and its minimum buffer size.
+#pragma once
+
+#include <cstdint>
+
+#include "data_type.hpp"
+#include "detail/checked.hpp"
+
+TALLY_BEGIN_NAMESPACE
+
+/// Largest dimension count tally accepts (DirectML's DML_TENSOR_DIMENSION_COUNT_MAX1).
+inline constexpr std::uint32_t max_dimension_count = 8;
+
+/// A tensor in a buffer, exactly DirectML's DML_BUFFER_TENSOR_DESC without the flags and
+/// guaranteed base alignment. Strides count elements; nullptr means packed row-major.
+struct tensor_desc {
+  data_type type = data_type::unknown;
+  std::uint32_t dimension_count = 0;
+  const std::uint32_t* sizes = nullptr;
+  const std::uint32_t* strides = nullptr;  ///< nullptr: packed row-major; in elements
+  std::uint64_t total_tensor_size_in_bytes = 0;
+};
+
+/// DirectML's DMLCalcBufferTensorSize: bytes from the first to one past the last element,
+/// rounded up to a multiple of 4. Returns 0 for a null `sizes`, a dimension count outside
+/// 1..8, an unsupported type, a size of 0, or any computation that overflows 64 bits.
+inline std::uint64_t calc_buffer_tensor_size(data_type type, std::uint32_t dimension_count,
+                                             const std::uint32_t* sizes,
+                                             const std::uint32_t* strides) noexcept {
+  const std::uint64_t element = element_size(type);
+  if (!sizes || element == 0 || dimension_count == 0 || dimension_count > max_dimension_count)
+    return 0;
+  detail::checked_u64 last_index{0};
+  detail::checked_u64 packed_stride{1};
+  for (std::uint32_t i = dimension_count; i-- > 0;) {
+    if (sizes[i] == 0) return 0;
+    const detail::checked_u64 stride = strides ? detail::checked_u64{strides[i]} : packed_stride;
+    last_index = last_index + detail::checked_u64{sizes[i] - 1u} * stride;
+    if (!strides) packed_stride = packed_stride * detail::checked_u64{sizes[i]};
+  }
+  const detail::checked_u64 bytes = (last_index + detail::checked_u64{1}) * detail::checked_u64{element};
+  const detail::checked_u64 rounded = (bytes + detail::checked_u64{3}) / 4 * detail::checked_u64{4};
+  return rounded.overflow ? 0 : rounded.value;
+}
+
+TALLY_END_NAMESPACE

@@ -1,0 +1,116 @@
+// The spec's eight reference examples (section 2) and the ONNX backend vectors (section 7),
+// through both front doors.
+#include <tally/tally.hpp>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "catch.hpp"
+
+namespace {
+
+const std::array<float, 12> example_input = {2, 1, 3, 5, 3, 8, 7, 3, 9, 6, 2, 4};
+
+struct example {
+  bool product;
+  std::uint32_t axis;
+  tally::axis_direction direction;
+  bool exclusive;
+  std::array<float, 12> expected;
+};
+
+const example examples[] = {
+    {false, 3, tally::axis_direction::increasing, false, {2, 3, 6, 11, 3, 11, 18, 21, 9, 15, 17, 21}},
+    {false, 3, tally::axis_direction::increasing, true, {0, 2, 3, 6, 0, 3, 11, 18, 0, 9, 15, 17}},
+    {false, 3, tally::axis_direction::decreasing, false, {11, 9, 8, 5, 21, 18, 10, 3, 21, 12, 6, 4}},
+    {false, 2, tally::axis_direction::increasing, false, {2, 1, 3, 5, 5, 9, 10, 8, 14, 15, 12, 12}},
+    {true, 3, tally::axis_direction::increasing, false, {2, 2, 6, 30, 3, 24, 168, 504, 9, 54, 108, 432}},
+    {true, 3, tally::axis_direction::increasing, true, {1, 2, 2, 6, 1, 3, 24, 168, 1, 9, 54, 108}},
+    {true, 3, tally::axis_direction::decreasing, false, {30, 15, 15, 5, 504, 168, 21, 3, 432, 48, 8, 4}},
+    {true, 2, tally::axis_direction::increasing, false, {2, 1, 3, 5, 6, 8, 21, 15, 54, 48, 42, 60}},
+};
+
+}  // namespace
+
+TEST_CASE("the spec's reference examples through the descriptor layer") {
+  const std::uint32_t sizes[4] = {1, 1, 3, 4};
+  const tally::tensor_desc tensor{tally::data_type::float32, 4, sizes, nullptr, 48};
+  for (const example& e : examples) {
+    std::array<float, 12> out{};
+    tally::status s;
+    if (e.product) {
+      const tally::cumulative_product_desc desc{&tensor, &tensor, e.axis, e.direction, e.exclusive};
+      REQUIRE(tally::validate(desc));
+      s = tally::execute(desc, example_input.data(), out.data());
+    } else {
+      const tally::cumulative_summation_desc desc{&tensor, &tensor, e.axis, e.direction, e.exclusive};
+      REQUIRE(tally::validate(desc));
+      s = tally::execute(desc, example_input.data(), out.data());
+    }
+    INFO("product " << e.product << " axis " << e.axis << " exclusive " << e.exclusive);
+    REQUIRE(s.ok());
+    CHECK(out == e.expected);
+  }
+}
+
+TEST_CASE("the spec's reference examples through the typed layer") {
+  for (const example& e : examples) {
+    std::array<float, 12> out{};
+    const tally::tensor_view<const float> in(example_input.data(), {1, 1, 3, 4});
+    const tally::tensor_view<float> view(out.data(), {1, 1, 3, 4});
+    const tally::scan_options options{e.direction, e.exclusive};
+    // Negative axes count from the back: -1 is axis 3, -2 is axis 2.
+    const int axis = static_cast<int>(e.axis) - 4;
+    if (e.product)
+      tally::cumprod(in, view, axis, options);
+    else
+      tally::cumsum(in, view, axis, options);
+    INFO("product " << e.product << " axis " << e.axis << " exclusive " << e.exclusive);
+    CHECK(out == e.expected);
+  }
+}
+
+TEST_CASE("the ONNX backend vectors") {
+  std::vector<double> x = {1, 2, 3, 4, 5};
+  std::vector<double> m = {1, 2, 3, 4, 5, 6};
+  struct onnx_case {
+    bool product, matrix;
+    int axis;
+    bool reverse, exclusive;
+    std::vector<double> expected;
+  };
+  const onnx_case cases[] = {
+      {false, false, 0, false, false, {1, 3, 6, 10, 15}},
+      {false, false, 0, false, true, {0, 1, 3, 6, 10}},
+      {false, false, 0, true, false, {15, 14, 12, 9, 5}},
+      {false, false, 0, true, true, {14, 12, 9, 5, 0}},
+      {false, true, 0, false, false, {1, 2, 3, 5, 7, 9}},
+      {false, true, 1, false, false, {1, 3, 6, 4, 9, 15}},
+      {false, true, -1, false, false, {1, 3, 6, 4, 9, 15}},
+      {true, false, 0, false, false, {1, 2, 6, 24, 120}},
+      {true, false, 0, false, true, {1, 1, 2, 6, 24}},
+      {true, false, 0, true, false, {120, 120, 60, 20, 5}},
+      {true, false, 0, true, true, {120, 60, 20, 5, 1}},
+      {true, true, 0, false, false, {1, 2, 3, 4, 10, 18}},
+      {true, true, 1, false, false, {1, 2, 6, 4, 20, 120}},
+      {true, true, -1, false, false, {1, 2, 6, 4, 20, 120}},
+  };
+  for (const onnx_case& c : cases) {
+    std::vector<double> out(c.expected.size());
+    const tally::tensor_view<const double> in =
+        c.matrix ? tally::tensor_view<const double>(m.data(), {2, 3}) : tally::tensor_view<const double>(x.data(), {5});
+    const tally::tensor_view<double> view =
+        c.matrix ? tally::tensor_view<double>(out.data(), {2, 3}) : tally::tensor_view<double>(out.data(), {5});
+    tally::scan_options options;
+    options.direction = c.reverse ? tally::axis_direction::decreasing : tally::axis_direction::increasing;
+    options.exclusive = c.exclusive;
+    if (c.product)
+      tally::cumprod(in, view, c.axis, options);
+    else
+      tally::cumsum(in, view, c.axis, options);
+    INFO("product " << c.product << " matrix " << c.matrix << " axis " << c.axis << " reverse " << c.reverse
+                    << " exclusive " << c.exclusive);
+    CHECK(out == c.expected);
+  }
+}
