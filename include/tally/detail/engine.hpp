@@ -94,6 +94,7 @@ struct scan_job {
   const scan_plan& plan;
   scan_operands<T> p;
   bool exclusive;
+  bool stream;  // non-temporal stores: the output is too large to stay in cache
   const kernel_set<Op, T>& kernels;
 
   void operator()(std::size_t begin, std::size_t end) const noexcept {
@@ -112,7 +113,7 @@ struct scan_job {
       const T* in = p.in + w.offset[in_operand];
       T* out = p.out + w.offset[out_operand];
       if (plan.shape == kernel_shape::lines)
-        kernels.line(state, in, out, layout.axis_in_stride < 0, layout.axis_size, exclusive);
+        kernels.line(state, in, out, layout.axis_in_stride < 0, layout.axis_size, exclusive, stream);
       else
         kernels.strided(state, in, layout.axis_in_stride, out, layout.axis_out_stride,
                         layout.axis_size, exclusive);
@@ -136,7 +137,7 @@ struct scan_job {
                             : Op::template identity<A>();
       kernels.columns(p.in + at(in_operand), layout.axis_in_stride, p.out + at(out_operand),
                       layout.axis_out_stride, width, layout.axis_size, acc, exclusive,
-                      p.carry_in != nullptr);
+                      p.carry_in != nullptr, stream);
       if (p.carry_out)
         for (std::size_t j = 0; j < width; ++j)
           p.carry_out[at(carry_out_operand) + static_cast<std::ptrdiff_t>(j) * inner.stride[carry_out_operand]] =
@@ -152,13 +153,19 @@ struct scan_job {
 /// Elements a task should cover at least before another thread is worth starting.
 inline constexpr std::size_t min_elements_per_part = 1 << 16;
 
+/// Outputs at least this large are written with non-temporal stores: they would only
+/// evict the input from cache, and a write-allocate would read them from memory first.
+inline constexpr std::size_t nontemporal_bytes = std::size_t{16} << 20;
+
 template <class Op, class T>
 void run_scan(const scan_layout& layout, const scan_operands<T>& operands, bool exclusive,
               const execution_options& options) noexcept {
   const scan_plan plan = make_plan<T>(layout);
   const kernel_set<Op, T>& kernels = select_kernels<Op, T>();
-  scan_job<Op, T> job{layout, plan, operands, exclusive, kernels};
   const std::size_t elements = layout.outer_count() * layout.axis_size;
+  const bool in_place = static_cast<const void*>(operands.in) == static_cast<const void*>(operands.out);
+  const bool stream = !in_place && elements * sizeof(T) >= nontemporal_bytes;
+  scan_job<Op, T> job{layout, plan, operands, exclusive, stream, kernels};
   const std::size_t worth = std::max<std::size_t>(1, elements / min_elements_per_part);
   const std::size_t parts = std::min<std::size_t>(resolve_threads(options.threads), worth);
   parallel_ranges(options, plan.tasks, parts, job);

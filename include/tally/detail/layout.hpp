@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <utility>
 
 #include "../version.hpp"
 
@@ -17,6 +18,14 @@ TALLY_BEGIN_NAMESPACE
 namespace detail {
 
 inline constexpr std::size_t max_rank = 8;
+
+/// Stable insertion sort for the few (<= 8) dimensions of a layout; std::sort's
+/// 16-element threshold makes GCC 12 warn about bounds on arrays this small.
+template <class T, class Less>
+void sort_small(T* first, std::size_t n, Less less) noexcept {
+  for (std::size_t i = 1; i < n; ++i)
+    for (std::size_t j = i; j > 0 && less(first[j], first[j - 1]); --j) std::swap(first[j], first[j - 1]);
+}
 
 /// Operands of a scan. The carries have the input's shape without the axis.
 enum operand : int { in_operand = 0, out_operand = 1, carry_in_operand = 2, carry_out_operand = 3 };
@@ -74,12 +83,10 @@ inline scan_layout normalize(std::size_t rank, const std::size_t* sizes,
     layout.outer[layout.outer_rank++] = dim;
   }
 
-  std::stable_sort(layout.outer, layout.outer + layout.outer_rank,
-                   [](const layout_dim& a, const layout_dim& b) {
-                     if (a.stride[out_operand] != b.stride[out_operand])
-                       return a.stride[out_operand] > b.stride[out_operand];
-                     return std::abs(a.stride[in_operand]) > std::abs(b.stride[in_operand]);
-                   });
+  sort_small(layout.outer, layout.outer_rank, [](const layout_dim& a, const layout_dim& b) {
+    if (a.stride[out_operand] != b.stride[out_operand]) return a.stride[out_operand] > b.stride[out_operand];
+    return std::abs(a.stride[in_operand]) > std::abs(b.stride[in_operand]);
+  });
 
   // Merge an outer dimension into the next inner one when, for every operand, stepping the
   // outer one equals stepping the inner one `size` times.
@@ -115,9 +122,7 @@ inline bool has_self_overlap(std::size_t rank, const std::size_t* sizes,
   std::size_t n = 0;
   for (std::size_t d = 0; d < rank; ++d)
     if (sizes[d] > 1) order[n++] = d;
-  std::sort(order, order + n, [&](std::size_t a, std::size_t b) {
-    return std::abs(strides[a]) < std::abs(strides[b]);
-  });
+  sort_small(order, n, [&](std::size_t a, std::size_t b) { return std::abs(strides[a]) < std::abs(strides[b]); });
   unsigned long long span = 1;  // elements covered by the dimensions visited so far
   for (std::size_t i = 0; i < n; ++i) {
     const auto stride = static_cast<unsigned long long>(std::abs(strides[order[i]]));

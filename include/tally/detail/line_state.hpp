@@ -32,10 +32,11 @@ struct line_state {
   static line_state begin(A start, A exclusive_start) noexcept {
     return line_state{start, Op::template identity<A>(), exclusive_start, 0};
   }
-  /// The running total after everything scanned so far (the carry-out).
+  /// The running total after everything scanned so far (the carry-out). Exact when
+  /// `local` is the identity: x + -0.0 == x and x * 1 == x for every x.
   template <class Op>
   A total() const noexcept {
-    return position == 0 ? offset : Op::combine(offset, local);
+    return Op::combine(offset, local);
   }
 };
 

@@ -1,7 +1,8 @@
 // The two operations (sum, product) and the element -> accumulator mapping that gives
 // tally's numeric rules: integers wrap in their own width without undefined behaviour
-// (accumulated in an unsigned type, at least 32 bits wide so that nothing is promoted to
-// int), float16 accumulates in float32, float32 and float64 in themselves.
+// (accumulated in the unsigned type of the same width; narrow types are widened to
+// unsigned int for the operation so nothing is promoted to signed int), float16
+// accumulates in float32, float32 and float64 in themselves.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +29,7 @@ struct accumulator<half, false> {
 };
 template <class T>
 struct accumulator<T, true> {
-  using type = std::conditional_t<(sizeof(T) < 4), std::uint32_t, std::make_unsigned_t<T>>;
+  using type = std::make_unsigned_t<T>;
 };
 
 /// The type the running value is kept in.
@@ -83,7 +84,7 @@ inline carry_t<T> carry_from_acc(acc_t<T> a) noexcept {
 struct sum_op {
   template <class A>
   static A combine(A a, A b) noexcept {
-    return a + b;
+    return static_cast<A>(a + b);  // uint8/uint16 promote to int: no overflow, then truncate
   }
   /// The running value before the first element: -0.0 for floats, the IEEE additive
   /// identity (x + -0.0 == x for every x, so a line of -0.0 sums to -0.0 as in NumPy).
@@ -104,7 +105,10 @@ struct sum_op {
 struct product_op {
   template <class A>
   static A combine(A a, A b) noexcept {
-    return a * b;  // A is never narrower than unsigned int: no promotion to signed int
+    if constexpr (std::is_integral_v<A> && sizeof(A) < sizeof(unsigned))
+      return static_cast<A>(static_cast<unsigned>(a) * static_cast<unsigned>(b));  // no signed overflow
+    else
+      return a * b;
   }
   template <class A>
   static constexpr A identity() noexcept {

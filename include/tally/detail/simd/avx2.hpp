@@ -1,0 +1,253 @@
+// AVX2 (+F16C) vectors for the generic kernels; same vocabulary as avx512.hpp. AVX2 has
+// no masked arithmetic, so the Hillis-Steele steps shift in the identity instead
+// (-0.0 or 0 for sums, 1 for products: both leave the other operand unchanged, signed
+// zeros included).
+#pragma once
+
+#include "../cpu.hpp"
+
+#if TALLY_X86_SIMD
+
+#include <cstdint>
+#include <type_traits>
+
+#include "../ops.hpp"
+
+TALLY_BEGIN_NAMESPACE
+namespace detail {
+namespace avx2 {
+
+#define TALLY_T TALLY_TARGET_AVX2 inline
+
+template <class Op>
+inline constexpr bool is_sum = std::is_same_v<Op, sum_op>;
+
+/// 8 float lanes: float32, and float16 converted on load and store (F16C).
+struct f32 {
+  using reg = __m256;
+  static constexpr std::size_t width = 8;
+  TALLY_T static reg broadcast(float a) { return _mm256_set1_ps(a); }
+  TALLY_T static reg load(const float* p) { return _mm256_loadu_ps(p); }
+  TALLY_T static reg load(const half* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+  TALLY_T static void store(float* p, reg v) { _mm256_storeu_ps(p, v); }
+  TALLY_T static void store(half* p, reg v) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+  }
+  TALLY_T static void stream(float* p, reg v) { _mm256_stream_ps(p, v); }
+  TALLY_T static void stream(half* p, reg v) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+  }
+  TALLY_T static reg permute(reg v, int i0, int i1, int i2, int i3, int i4, int i5, int i6, int i7) {
+    return _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(i0, i1, i2, i3, i4, i5, i6, i7));
+  }
+  TALLY_T static reg reverse(reg v) { return permute(v, 7, 6, 5, 4, 3, 2, 1, 0); }
+  TALLY_T static reg broadcast_last(reg v) { return _mm256_permutevar8x32_ps(v, _mm256_set1_epi32(7)); }
+  TALLY_T static reg shift_in(reg v, reg prev) {
+    return _mm256_blend_ps(permute(v, 0, 0, 1, 2, 3, 4, 5, 6), broadcast_last(prev), 0x01);
+  }
+  TALLY_T static float first(reg v) { return _mm256_cvtss_f32(v); }
+  TALLY_T static float last(reg v) { return _mm256_cvtss_f32(broadcast_last(v)); }
+  template <class Op>
+  TALLY_T static reg combine(reg a, reg b) {
+    if constexpr (is_sum<Op>) return _mm256_add_ps(a, b);
+    else return _mm256_mul_ps(a, b);
+  }
+  template <class Op>
+  TALLY_T static reg scan(reg x) {
+    const reg id = broadcast(Op::template identity<float>());
+    x = combine<Op>(x, _mm256_blend_ps(permute(x, 0, 0, 1, 2, 3, 4, 5, 6), id, 0x01));
+    x = combine<Op>(x, _mm256_blend_ps(permute(x, 0, 0, 0, 1, 2, 3, 4, 5), id, 0x03));
+    return combine<Op>(x, _mm256_blend_ps(permute(x, 0, 0, 0, 0, 0, 1, 2, 3), id, 0x0f));
+  }
+};
+
+/// 4 double lanes.
+struct f64 {
+  using reg = __m256d;
+  static constexpr std::size_t width = 4;
+  TALLY_T static reg broadcast(double a) { return _mm256_set1_pd(a); }
+  TALLY_T static reg load(const double* p) { return _mm256_loadu_pd(p); }
+  TALLY_T static void store(double* p, reg v) { _mm256_storeu_pd(p, v); }
+  TALLY_T static void stream(double* p, reg v) { _mm256_stream_pd(p, v); }
+  TALLY_T static reg reverse(reg v) { return _mm256_permute4x64_pd(v, _MM_SHUFFLE(0, 1, 2, 3)); }
+  TALLY_T static reg broadcast_last(reg v) { return _mm256_permute4x64_pd(v, 0xff); }
+  TALLY_T static reg shift_in(reg v, reg prev) {
+    return _mm256_blend_pd(_mm256_permute4x64_pd(v, _MM_SHUFFLE(2, 1, 0, 0)), broadcast_last(prev), 0x1);
+  }
+  TALLY_T static double first(reg v) { return _mm256_cvtsd_f64(v); }
+  TALLY_T static double last(reg v) { return _mm256_cvtsd_f64(broadcast_last(v)); }
+  template <class Op>
+  TALLY_T static reg combine(reg a, reg b) {
+    if constexpr (is_sum<Op>) return _mm256_add_pd(a, b);
+    else return _mm256_mul_pd(a, b);
+  }
+  template <class Op>
+  TALLY_T static reg scan(reg x) {
+    const reg id = broadcast(Op::template identity<double>());
+    x = combine<Op>(x, _mm256_blend_pd(_mm256_permute4x64_pd(x, _MM_SHUFFLE(2, 1, 0, 0)), id, 0x1));
+    return combine<Op>(x, _mm256_blend_pd(_mm256_permute4x64_pd(x, _MM_SHUFFLE(1, 0, 0, 0)), id, 0x3));
+  }
+};
+
+/// 8 lanes of 32-bit integers.
+struct i32 {
+  using reg = __m256i;
+  using lane = std::uint32_t;
+  static constexpr std::size_t width = 8;
+  TALLY_T static reg broadcast(lane a) { return _mm256_set1_epi32(static_cast<int>(a)); }
+  template <class X>
+  TALLY_T static reg load(const X* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  template <class X>
+  TALLY_T static void store(X* p, reg v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+  template <class X>
+  TALLY_T static void stream(X* p, reg v) { _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v); }
+  TALLY_T static reg permute(reg v, int i0, int i1, int i2, int i3, int i4, int i5, int i6, int i7) {
+    return _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(i0, i1, i2, i3, i4, i5, i6, i7));
+  }
+  TALLY_T static reg reverse(reg v) { return permute(v, 7, 6, 5, 4, 3, 2, 1, 0); }
+  TALLY_T static reg broadcast_last(reg v) { return _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(7)); }
+  TALLY_T static reg shift_in(reg v, reg prev) {
+    return _mm256_blend_epi32(permute(v, 0, 0, 1, 2, 3, 4, 5, 6), broadcast_last(prev), 0x01);
+  }
+  TALLY_T static lane first(reg v) { return static_cast<lane>(_mm256_cvtsi256_si32(v)); }
+  TALLY_T static lane last(reg v) { return first(broadcast_last(v)); }
+  template <class Op>
+  TALLY_T static reg combine(reg a, reg b) {
+    if constexpr (is_sum<Op>) return _mm256_add_epi32(a, b);
+    else return _mm256_mullo_epi32(a, b);
+  }
+  template <class Op>
+  TALLY_T static reg scan(reg x) {
+    const reg id = broadcast(Op::template identity<lane>());
+    x = combine<Op>(x, _mm256_blend_epi32(permute(x, 0, 0, 1, 2, 3, 4, 5, 6), id, 0x01));
+    x = combine<Op>(x, _mm256_blend_epi32(permute(x, 0, 0, 0, 1, 2, 3, 4, 5), id, 0x03));
+    return combine<Op>(x, _mm256_blend_epi32(permute(x, 0, 0, 0, 0, 0, 1, 2, 3), id, 0x0f));
+  }
+};
+
+/// 4 lanes of 64-bit integers; AVX2 has no 64-bit multiply, so it is built from 32-bit ones.
+struct i64 {
+  using reg = __m256i;
+  using lane = std::uint64_t;
+  static constexpr std::size_t width = 4;
+  TALLY_T static reg broadcast(lane a) { return _mm256_set1_epi64x(static_cast<long long>(a)); }
+  template <class X>
+  TALLY_T static reg load(const X* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  template <class X>
+  TALLY_T static void store(X* p, reg v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+  template <class X>
+  TALLY_T static void stream(X* p, reg v) { _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v); }
+  TALLY_T static reg reverse(reg v) { return _mm256_permute4x64_epi64(v, _MM_SHUFFLE(0, 1, 2, 3)); }
+  TALLY_T static reg broadcast_last(reg v) { return _mm256_permute4x64_epi64(v, 0xff); }
+  TALLY_T static reg shift_in(reg v, reg prev) {
+    return _mm256_blend_epi32(_mm256_permute4x64_epi64(v, _MM_SHUFFLE(2, 1, 0, 0)), broadcast_last(prev), 0x03);
+  }
+  TALLY_T static lane first(reg v) { return static_cast<lane>(_mm256_extract_epi64(v, 0)); }
+  TALLY_T static lane last(reg v) { return static_cast<lane>(_mm256_extract_epi64(v, 3)); }
+  TALLY_T static reg multiply(reg a, reg b) {
+    const reg low = _mm256_mul_epu32(a, b);
+    const reg cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), b),
+                                       _mm256_mul_epu32(a, _mm256_srli_epi64(b, 32)));
+    return _mm256_add_epi64(low, _mm256_slli_epi64(cross, 32));
+  }
+  template <class Op>
+  TALLY_T static reg combine(reg a, reg b) {
+    if constexpr (is_sum<Op>) return _mm256_add_epi64(a, b);
+    else return multiply(a, b);
+  }
+  template <class Op>
+  TALLY_T static reg scan(reg x) {
+    const reg id = broadcast(Op::template identity<lane>());
+    x = combine<Op>(x, _mm256_blend_epi32(_mm256_permute4x64_epi64(x, _MM_SHUFFLE(2, 1, 0, 0)), id, 0x03));
+    return combine<Op>(x, _mm256_blend_epi32(_mm256_permute4x64_epi64(x, _MM_SHUFFLE(1, 0, 0, 0)), id, 0x0f));
+  }
+};
+
+/// 16 lanes of 16-bit integers; 8-bit elements are widened on load and truncated on store.
+struct i16 {
+  using reg = __m256i;
+  using lane = std::uint16_t;
+  static constexpr std::size_t width = 16;
+  TALLY_T static reg broadcast(unsigned a) { return _mm256_set1_epi16(static_cast<short>(a)); }
+  template <class X>
+  TALLY_T static reg load(const X* p) {
+    if constexpr (sizeof(X) == 1)
+      return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    else
+      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  }
+  /// The low bytes of the 16 lanes, in order.
+  TALLY_T static __m128i narrow(reg v) {
+    const reg bytes = _mm256_shuffle_epi8(v, _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                              0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1));
+    return _mm256_castsi256_si128(_mm256_permute4x64_epi64(bytes, _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+  template <class X>
+  TALLY_T static void store(X* p, reg v) {
+    if constexpr (sizeof(X) == 1)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p), narrow(v));
+    else
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+  }
+  template <class X>
+  TALLY_T static void stream(X* p, reg v) {
+    if constexpr (sizeof(X) == 1)
+      _mm_stream_si128(reinterpret_cast<__m128i*>(p), narrow(v));
+    else
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v);
+  }
+  TALLY_T static reg reverse(reg v) {
+    const reg within = _mm256_shuffle_epi8(v, _mm256_setr_epi8(14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1,
+                                                               14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1));
+    return _mm256_permute4x64_epi64(within, _MM_SHUFFLE(1, 0, 3, 2));
+  }
+  TALLY_T static reg broadcast_last(reg v) {
+    const reg high = _mm256_permute2x128_si256(v, v, 0x11);
+    return _mm256_shuffle_epi8(high, _mm256_set1_epi16(0x0f0e));
+  }
+  /// Lanes >= k take lane i - k, lanes < k are 0 (across the two 128-bit halves).
+  template <int k>
+  TALLY_T static reg shift_up(reg v) {
+    const reg low_to_high = _mm256_permute2x128_si256(v, v, 0x08);  // [0, low half]
+    if constexpr (k == 8) return low_to_high;
+    else return _mm256_alignr_epi8(v, low_to_high, 16 - 2 * k);
+  }
+  TALLY_T static reg shift_in(reg v, reg prev) {
+    const reg joined = _mm256_permute2x128_si256(prev, v, 0x21);  // [prev high half, v low half]
+    return _mm256_alignr_epi8(v, joined, 14);
+  }
+  TALLY_T static lane first(reg v) { return static_cast<lane>(_mm256_extract_epi16(v, 0)); }
+  TALLY_T static lane last(reg v) { return static_cast<lane>(_mm256_extract_epi16(v, 15)); }
+  template <class Op>
+  TALLY_T static reg combine(reg a, reg b) {
+    if constexpr (is_sum<Op>) return _mm256_add_epi16(a, b);
+    else return _mm256_mullo_epi16(a, b);
+  }
+  template <class Op, int k>
+  TALLY_T static reg step(reg x) {
+    reg shifted = shift_up<k>(x);
+    if constexpr (!is_sum<Op>) {  // the zeros shifted in must become the product's identity, 1
+      const reg low_lanes = _mm256_andnot_si256(shift_up<k>(_mm256_set1_epi16(-1)), _mm256_set1_epi16(1));
+      shifted = _mm256_or_si256(shifted, low_lanes);
+    }
+    return combine<Op>(x, shifted);
+  }
+  template <class Op>
+  TALLY_T static reg scan(reg x) {
+    return step<Op, 8>(step<Op, 4>(step<Op, 2>(step<Op, 1>(x))));
+  }
+};
+
+#undef TALLY_T
+
+template <class T>
+using vec_for = std::conditional_t<
+    std::is_same_v<T, float> || std::is_same_v<T, half>, f32,
+    std::conditional_t<std::is_same_v<T, double>, f64,
+                       std::conditional_t<sizeof(T) == 8, i64, std::conditional_t<sizeof(T) == 4, i32, i16>>>>;
+
+}  // namespace avx2
+}  // namespace detail
+TALLY_END_NAMESPACE
+
+#endif  // TALLY_X86_SIMD

@@ -1,0 +1,259 @@
+// AVX-512 (F, BW, DQ, VL) vectors for the generic kernels: one struct per lane kind, each
+// with the same small vocabulary (see simd/kernels.hpp). Every function carries the
+// target attribute, so nothing here needs -mavx512f and the code is only run after
+// cpu.hpp has found the instructions.
+#pragma once
+
+#include "../cpu.hpp"
+
+#if TALLY_X86_SIMD
+
+#include <cstdint>
+#include <type_traits>
+
+#include "../ops.hpp"
+
+TALLY_BEGIN_NAMESPACE
+namespace detail {
+namespace avx512 {
+
+#define TALLY_T TALLY_TARGET_AVX512 inline
+
+template <class Op>
+inline constexpr bool is_sum = std::is_same_v<Op, sum_op>;
+
+/// 16 float lanes: float32, and float16 converted on load and store (F16C).
+struct f32 {
+  using reg = __m512;
+  static constexpr std::size_t width = 16;
+  TALLY_T static reg broadcast(float a) { return _mm512_set1_ps(a); }
+  TALLY_T static reg load(const float* p) { return _mm512_loadu_ps(p); }
+  TALLY_T static reg load(const half* p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  TALLY_T static void store(float* p, reg v) { _mm512_storeu_ps(p, v); }
+  TALLY_T static void store(half* p, reg v) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+  }
+  TALLY_T static void stream(float* p, reg v) { _mm512_stream_ps(p, v); }
+  TALLY_T static void stream(half* p, reg v) {
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+  }
+  TALLY_T static reg reverse(reg v) {
+    return _mm512_permutexvar_ps(_mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), v);
+  }
+  TALLY_T static reg broadcast_last(reg v) { return _mm512_permutexvar_ps(_mm512_set1_epi32(15), v); }
+  /// [prev[15], v[0], ..., v[14]]
+  TALLY_T static reg shift_in(reg v, reg prev) {
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(v), _mm512_castps_si512(prev), 15));
+  }
+  TALLY_T static float first(reg v) { return _mm512_cvtss_f32(v); }
+  TALLY_T static float last(reg v) { return _mm512_cvtss_f32(broadcast_last(v)); }
+  template <class Op>
+  TALLY_T static reg combine(reg a, reg b) {
+    if constexpr (is_sum<Op>) return _mm512_add_ps(a, b);
+    else return _mm512_mul_ps(a, b);
+  }
+  /// Lanes >= k combine with the lane k below (Hillis-Steele step).
+  template <class Op, int k>
+  TALLY_T static reg step(reg x) {
+    const __m512i r = _mm512_castps_si512(x);
+    const reg shifted = _mm512_castsi512_ps(_mm512_alignr_epi32(r, r, 16 - k));
+    const __mmask16 m = static_cast<__mmask16>(0xffffu << k);
+    if constexpr (is_sum<Op>) return _mm512_mask_add_ps(x, m, x, shifted);
+    else return _mm512_mask_mul_ps(x, m, x, shifted);
+  }
+  template <class Op>
+  TALLY_T static reg scan(reg x) {
+    return step<Op, 8>(step<Op, 4>(step<Op, 2>(step<Op, 1>(x))));
+  }
+};
+
+/// 8 double lanes.
+struct f64 {
+  using reg = __m512d;
+  static constexpr std::size_t width = 8;
+  TALLY_T static reg broadcast(double a) { return _mm512_set1_pd(a); }
+  TALLY_T static reg load(const double* p) { return _mm512_loadu_pd(p); }
+  TALLY_T static void store(double* p, reg v) { _mm512_storeu_pd(p, v); }
+  TALLY_T static void stream(double* p, reg v) { _mm512_stream_pd(p, v); }
+  TALLY_T static reg reverse(reg v) { return _mm512_permutexvar_pd(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v); }
+  TALLY_T static reg broadcast_last(reg v) { return _mm512_permutexvar_pd(_mm512_set1_epi64(7), v); }
+  TALLY_T static reg shift_in(reg v, reg prev) {
+    return _mm512_castsi512_pd(_mm512_alignr_epi64(_mm512_castpd_si512(v), _mm512_castpd_si512(prev), 7));
+  }
+  TALLY_T static double first(reg v) { return _mm512_cvtsd_f64(v); }
+  TALLY_T static double last(reg v) { return _mm512_cvtsd_f64(broadcast_last(v)); }
+  template <class Op>
+  TALLY_T static reg combine(reg a, reg b) {
+    if constexpr (is_sum<Op>) return _mm512_add_pd(a, b);
+    else return _mm512_mul_pd(a, b);
+  }
+  template <class Op, int k>
+  TALLY_T static reg step(reg x) {
+    const __m512i r = _mm512_castpd_si512(x);
+    const reg shifted = _mm512_castsi512_pd(_mm512_alignr_epi64(r, r, 8 - k));
+    const __mmask8 m = static_cast<__mmask8>(0xffu << k);
+    if constexpr (is_sum<Op>) return _mm512_mask_add_pd(x, m, x, shifted);
+    else return _mm512_mask_mul_pd(x, m, x, shifted);
+  }
+  template <class Op>
+  TALLY_T static reg scan(reg x) {
+    return step<Op, 4>(step<Op, 2>(step<Op, 1>(x)));
+  }
+};
+
+/// 16 lanes of 32-bit integers (signed and unsigned share the modular arithmetic).
+struct i32 {
+  using reg = __m512i;
+  using lane = std::uint32_t;
+  static constexpr std::size_t width = 16;
+  TALLY_T static reg broadcast(lane a) { return _mm512_set1_epi32(static_cast<int>(a)); }
+  template <class X>
+  TALLY_T static reg load(const X* p) { return _mm512_loadu_si512(p); }
+  template <class X>
+  TALLY_T static void store(X* p, reg v) { _mm512_storeu_si512(p, v); }
+  template <class X>
+  TALLY_T static void stream(X* p, reg v) { _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v); }
+  TALLY_T static reg reverse(reg v) {
+    return _mm512_permutexvar_epi32(_mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), v);
+  }
+  TALLY_T static reg broadcast_last(reg v) { return _mm512_permutexvar_epi32(_mm512_set1_epi32(15), v); }
+  TALLY_T static reg shift_in(reg v, reg prev) { return _mm512_alignr_epi32(v, prev, 15); }
+  TALLY_T static lane first(reg v) { return static_cast<lane>(_mm_cvtsi128_si32(_mm512_castsi512_si128(v))); }
+  TALLY_T static lane last(reg v) { return first(broadcast_last(v)); }
+  template <class Op>
+  TALLY_T static reg combine(reg a, reg b) {
+    if constexpr (is_sum<Op>) return _mm512_add_epi32(a, b);
+    else return _mm512_mullo_epi32(a, b);
+  }
+  template <class Op, int k>
+  TALLY_T static reg step(reg x) {
+    const reg shifted = _mm512_alignr_epi32(x, x, 16 - k);
+    const __mmask16 m = static_cast<__mmask16>(0xffffu << k);
+    if constexpr (is_sum<Op>) return _mm512_mask_add_epi32(x, m, x, shifted);
+    else return _mm512_mask_mullo_epi32(x, m, x, shifted);
+  }
+  template <class Op>
+  TALLY_T static reg scan(reg x) {
+    return step<Op, 8>(step<Op, 4>(step<Op, 2>(step<Op, 1>(x))));
+  }
+};
+
+/// 8 lanes of 64-bit integers.
+struct i64 {
+  using reg = __m512i;
+  using lane = std::uint64_t;
+  static constexpr std::size_t width = 8;
+  TALLY_T static reg broadcast(lane a) { return _mm512_set1_epi64(static_cast<long long>(a)); }
+  template <class X>
+  TALLY_T static reg load(const X* p) { return _mm512_loadu_si512(p); }
+  template <class X>
+  TALLY_T static void store(X* p, reg v) { _mm512_storeu_si512(p, v); }
+  template <class X>
+  TALLY_T static void stream(X* p, reg v) { _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v); }
+  TALLY_T static reg reverse(reg v) { return _mm512_permutexvar_epi64(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v); }
+  TALLY_T static reg broadcast_last(reg v) { return _mm512_permutexvar_epi64(_mm512_set1_epi64(7), v); }
+  TALLY_T static reg shift_in(reg v, reg prev) { return _mm512_alignr_epi64(v, prev, 7); }
+  TALLY_T static lane first(reg v) { return static_cast<lane>(_mm_cvtsi128_si64(_mm512_castsi512_si128(v))); }
+  TALLY_T static lane last(reg v) { return first(broadcast_last(v)); }
+  template <class Op>
+  TALLY_T static reg combine(reg a, reg b) {
+    if constexpr (is_sum<Op>) return _mm512_add_epi64(a, b);
+    else return _mm512_mullo_epi64(a, b);
+  }
+  template <class Op, int k>
+  TALLY_T static reg step(reg x) {
+    const reg shifted = _mm512_alignr_epi64(x, x, 8 - k);
+    const __mmask8 m = static_cast<__mmask8>(0xffu << k);
+    if constexpr (is_sum<Op>) return _mm512_mask_add_epi64(x, m, x, shifted);
+    else return _mm512_mask_mullo_epi64(x, m, x, shifted);
+  }
+  template <class Op>
+  TALLY_T static reg scan(reg x) {
+    return step<Op, 4>(step<Op, 2>(step<Op, 1>(x)));
+  }
+};
+
+/// 32 lanes of 16-bit integers; 8-bit elements are widened on load and truncated on
+/// store (modular arithmetic in 16 bits truncates to the right 8-bit result).
+struct i16 {
+  using reg = __m512i;
+  using lane = std::uint16_t;
+  static constexpr std::size_t width = 32;
+  TALLY_T static reg broadcast(unsigned a) { return _mm512_set1_epi16(static_cast<short>(a)); }
+  template <class X>
+  TALLY_T static reg load(const X* p) {
+    if constexpr (sizeof(X) == 1)
+      return _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    else
+      return _mm512_loadu_si512(p);
+  }
+  template <class X>
+  TALLY_T static void store(X* p, reg v) {
+    if constexpr (sizeof(X) == 1)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi16_epi8(v));
+    else
+      _mm512_storeu_si512(p, v);
+  }
+  template <class X>
+  TALLY_T static void stream(X* p, reg v) {
+    if constexpr (sizeof(X) == 1)
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi16_epi8(v));
+    else
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v);
+  }
+  TALLY_T static reg index(const std::uint16_t (&lanes)[32]) { return _mm512_loadu_si512(lanes); }
+  TALLY_T static reg reverse(reg v) {
+    alignas(64) static const std::uint16_t lanes[32] = {31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16,
+                                                        15, 14, 13, 12, 11, 10, 9,  8,  7,  6,  5,  4,  3,  2,  1,  0};
+    return _mm512_permutexvar_epi16(index(lanes), v);
+  }
+  TALLY_T static reg broadcast_last(reg v) { return _mm512_permutexvar_epi16(_mm512_set1_epi16(31), v); }
+  TALLY_T static reg shift_in(reg v, reg prev) {
+    // Index bit 5 selects the second table (v): lane 0 takes prev[31], lane i takes v[i-1].
+    alignas(64) static const std::uint16_t lanes[32] = {31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
+                                                        47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62};
+    return _mm512_permutex2var_epi16(prev, index(lanes), v);
+  }
+  TALLY_T static lane first(reg v) { return static_cast<lane>(_mm_cvtsi128_si32(_mm512_castsi512_si128(v))); }
+  TALLY_T static lane last(reg v) { return first(broadcast_last(v)); }
+  template <class Op>
+  TALLY_T static reg combine(reg a, reg b) {
+    if constexpr (is_sum<Op>) return _mm512_add_epi16(a, b);
+    else return _mm512_mullo_epi16(a, b);
+  }
+  template <class Op, int k>
+  TALLY_T static reg step(reg x) {
+    // Lane i (>= k) takes lane i - k: indices i - k, wrapped; the mask keeps lanes < k.
+    alignas(64) static const std::uint16_t lanes[32] = {
+        (0 - k) & 31,  (1 - k) & 31,  (2 - k) & 31,  (3 - k) & 31,  (4 - k) & 31,  (5 - k) & 31,  (6 - k) & 31,
+        (7 - k) & 31,  (8 - k) & 31,  (9 - k) & 31,  (10 - k) & 31, (11 - k) & 31, (12 - k) & 31, (13 - k) & 31,
+        (14 - k) & 31, (15 - k) & 31, (16 - k) & 31, (17 - k) & 31, (18 - k) & 31, (19 - k) & 31, (20 - k) & 31,
+        (21 - k) & 31, (22 - k) & 31, (23 - k) & 31, (24 - k) & 31, (25 - k) & 31, (26 - k) & 31, (27 - k) & 31,
+        (28 - k) & 31, (29 - k) & 31, (30 - k) & 31, (31 - k) & 31};
+    const reg shifted = _mm512_permutexvar_epi16(index(lanes), x);
+    const __mmask32 m = static_cast<__mmask32>(0xffffffffu << k);
+    if constexpr (is_sum<Op>) return _mm512_mask_add_epi16(x, m, x, shifted);
+    else return _mm512_mask_mullo_epi16(x, m, x, shifted);
+  }
+  template <class Op>
+  TALLY_T static reg scan(reg x) {
+    return step<Op, 16>(step<Op, 8>(step<Op, 4>(step<Op, 2>(step<Op, 1>(x)))));
+  }
+};
+
+#undef TALLY_T
+
+/// The vector for element type T.
+template <class T>
+using vec_for = std::conditional_t<
+    std::is_same_v<T, float> || std::is_same_v<T, half>, f32,
+    std::conditional_t<std::is_same_v<T, double>, f64,
+                       std::conditional_t<sizeof(T) == 8, i64, std::conditional_t<sizeof(T) == 4, i32, i16>>>>;
+
+}  // namespace avx512
+}  // namespace detail
+TALLY_END_NAMESPACE
+
+#endif  // TALLY_X86_SIMD

@@ -1,0 +1,124 @@
+// The SIMD kernels, written once over a vector vocabulary and compiled for each
+// instruction set: this file has no include guard on purpose and is included inside
+// namespace detail::<isa> after defining TALLY_SIMD_TARGET (that ISA's target attribute)
+// and `vec_for<T>` (its vector for element type T). Vector vocabulary:
+//   reg, width, broadcast(a), load(p), store(p, v), stream(p, v), reverse(v),
+//   broadcast_last(v), shift_in(v, prev) = [prev[W-1], v[0..W-2]], first(v), last(v),
+//   combine<Op>(a, b), scan<Op>(v) (inclusive prefix inside the register).
+
+/// A contiguous line, the hot loop of every scan along the innermost axis. Per vector:
+/// an in-register prefix, plus the broadcast block-local running value, plus the offset
+/// of the earlier blocks (see line_state.hpp). The loop-carried chain is a single
+/// combine, so the core runs far above memory speed. The (rare) tail that does not fill
+/// a vector continues with scalar steps of the same formula.
+template <class Op, class T, bool Reverse>
+TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in, T* out, std::size_t n,
+                                           bool exclusive, bool stream) noexcept {
+  using V = vec_for<T>;
+  using A = acc_t<T>;
+  using reg = typename V::reg;
+  constexpr std::size_t W = V::width;
+  constexpr bool exact = std::is_integral_v<T>;  // integers: no blocks needed, order is free
+  // Non-temporal stores need every vector store aligned; the first store decides.
+  const T* first_store = Reverse ? out - (W - 1) : out;
+  stream = stream && n >= W && reinterpret_cast<std::uintptr_t>(first_store) % (W * sizeof(T)) == 0;
+
+  reg offset = V::broadcast(s.offset);
+  reg local = V::broadcast(s.local);
+  reg prev = V::broadcast(s.last);
+  std::size_t position = s.position;
+  std::size_t i = 0;
+  while (i < n) {
+    const std::size_t span = exact ? n - i : std::min(n - i, block_elements - position);
+    std::size_t j = 0;
+    for (; j + W <= span; j += W) {
+      const std::size_t at = i + j;
+      const reg x = Reverse ? V::reverse(V::load(in - at - (W - 1))) : V::load(in + at);
+      const reg prefix = V::template scan<Op>(x);
+      const reg within = V::template combine<Op>(local, prefix);
+      const reg inclusive = exact ? within : V::template combine<Op>(offset, within);
+      reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
+      if (Reverse) y = V::reverse(y);
+      T* dst = Reverse ? out - at - (W - 1) : out + at;
+      if (stream)
+        V::stream(dst, y);
+      else
+        V::store(dst, y);
+      prev = inclusive;
+      local = V::template combine<Op>(local, V::broadcast_last(prefix));  // == last lane of within
+    }
+    if (j < span) {  // scalar tail: fewer than W elements left in this line or block
+      A off = static_cast<A>(V::first(offset)), loc = static_cast<A>(V::first(local));
+      A last = static_cast<A>(V::last(prev));
+      for (; j < span; ++j) {
+        const std::ptrdiff_t at = Reverse ? -static_cast<std::ptrdiff_t>(i + j) : static_cast<std::ptrdiff_t>(i + j);
+        loc = Op::combine(loc, to_acc(in[at]));
+        const A inclusive = exact ? loc : Op::combine(off, loc);
+        out[at] = from_acc<T>(exclusive ? last : inclusive);
+        last = inclusive;
+      }
+      local = V::broadcast(loc);
+      prev = V::broadcast(last);
+    }
+    i += span;
+    position += span;
+    if (!exact && position == block_elements) {
+      offset = V::template combine<Op>(offset, local);
+      local = V::broadcast(Op::template identity<A>());
+      position = 0;
+    }
+  }
+  if (stream) _mm_sfence();  // order the non-temporal stores before anything that follows
+  s.offset = static_cast<A>(V::first(offset));
+  s.local = static_cast<A>(V::first(local));
+  s.last = static_cast<A>(V::last(prev));
+  s.position = exact ? 0 : position;
+}
+
+template <class Op, class T>
+TALLY_SIMD_TARGET void scan_contiguous(line_state<acc_t<T>>& s, const T* in, T* out, bool reverse, std::size_t n,
+                                       bool exclusive, bool stream) noexcept {
+  if (reverse)
+    scan_contiguous_dir<Op, T, true>(s, in, out, n, exclusive, stream);
+  else
+    scan_contiguous_dir<Op, T, false>(s, in, out, n, exclusive, stream);
+}
+
+/// Rows of running values (the axis is outer, columns contiguous): full-width vertical
+/// combines, one row after the other, so each column keeps the sequential order.
+template <class Op, class T>
+TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T* out, std::ptrdiff_t out_row_stride,
+                                    std::size_t width, std::size_t rows, acc_t<T>* acc, bool exclusive,
+                                    bool starts_are_carries, bool stream) noexcept {
+  using V = vec_for<T>;
+  using A = acc_t<T>;
+  using reg = typename V::reg;
+  constexpr std::size_t W = V::width;
+  constexpr std::size_t bytes = W * sizeof(T);
+  stream = stream && width >= W && reinterpret_cast<std::uintptr_t>(out) % bytes == 0 &&
+           (out_row_stride * static_cast<std::ptrdiff_t>(sizeof(T))) % static_cast<std::ptrdiff_t>(bytes) == 0;
+  const reg empty = V::broadcast(Op::template empty<A>());
+  for (std::size_t k = 0; k < rows; ++k) {
+    const T* row_in = in + static_cast<std::ptrdiff_t>(k) * in_row_stride;
+    T* row_out = out + static_cast<std::ptrdiff_t>(k) * out_row_stride;
+    const bool empty_row = exclusive && k == 0 && !starts_are_carries;
+    std::size_t j = 0;
+    for (; j + W <= width; j += W) {
+      const reg before = V::load(acc + j);
+      const reg after = V::template combine<Op>(before, V::load(row_in + j));
+      const reg y = exclusive ? (empty_row ? empty : before) : after;
+      if (stream)
+        V::stream(row_out + j, y);
+      else
+        V::store(row_out + j, y);
+      V::store(acc + j, after);
+    }
+    for (; j < width; ++j) {
+      const A x = to_acc(row_in[j]);
+      const A before = acc[j];
+      acc[j] = Op::combine(before, x);
+      row_out[j] = from_acc<T>(exclusive ? (empty_row ? Op::template empty<A>() : before) : acc[j]);
+    }
+  }
+  if (stream) _mm_sfence();
+}
