@@ -135,7 +135,9 @@ auto tensor_view_of(X& x) {
   for (std::size_t i = 0; i < rank; ++i) {
     const std::size_t d = static_cast<int>(D::Layout) == static_cast<int>(Eigen::RowMajor) ? rank - 1 - i : i;
     strides[d] = stride;
-    stride *= static_cast<std::ptrdiff_t>(sizes[d]);
+    // A size 0 would make later strides 0; an empty tensor has no addresses, but keep the
+    // strides distinct so no overlap check reads it as one address for many elements.
+    stride *= static_cast<std::ptrdiff_t>(sizes[d] > 0 ? sizes[d] : 1);
   }
   return tensor_view<E>(element_pointer(x.data()), rank, sizes, strides);
 }
@@ -150,8 +152,13 @@ auto dense_view_of(X& x) {
   // rowStride()/colStride() already resolve inner/outer strides through the storage order,
   // including the vector cases where Eigen flips IsRowMajor.
   const std::size_t sizes[2] = {static_cast<std::size_t>(x.rows()), static_cast<std::size_t>(x.cols())};
-  const std::ptrdiff_t strides[2] = {static_cast<std::ptrdiff_t>(x.rowStride()),
-                                     static_cast<std::ptrdiff_t>(x.colStride())};
+  std::ptrdiff_t strides[2] = {static_cast<std::ptrdiff_t>(x.rowStride()), static_cast<std::ptrdiff_t>(x.colStride())};
+  // An empty matrix reports an outer stride of 0 (e.g. 0 rows, column-major); it has no
+  // addresses, so give it packed strides rather than one an overlap check would refuse.
+  if (sizes[0] == 0 || sizes[1] == 0) {
+    strides[0] = static_cast<std::ptrdiff_t>(sizes[1] > 0 ? sizes[1] : 1);
+    strides[1] = 1;
+  }
   return tensor_view<E>(element_pointer(x.data()), 2, sizes, strides);
 }
 

@@ -34,6 +34,8 @@ struct kernel_set {
   void (*columns)(const T* in, std::ptrdiff_t in_row_stride, T* out, std::ptrdiff_t out_row_stride,
                   std::size_t width, std::size_t rows, A* acc, bool exclusive, bool starts_are_carries,
                   bool stream) noexcept;
+  /// The total of a contiguous block, bitwise as `line` combines it (see reduce_contiguous).
+  A (*reduce)(const T* in, bool reverse, std::size_t n) noexcept;
   /// Any line with its own strides.
   void (*strided)(line_state<A>&, const T* in, std::ptrdiff_t in_step, T* out, std::ptrdiff_t out_step,
                   std::size_t n, bool exclusive) noexcept;
@@ -52,7 +54,12 @@ void scan_columns_plain(const T* in, std::ptrdiff_t in_row_stride, T* out, std::
   scan_columns<Op, T>(in, in_row_stride, out, out_row_stride, width, rows, acc, exclusive, starts_are_carries);
 }
 template <class Op, class T>
-inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>, &scan_columns_plain<Op, T>, &scan_line<Op, T>};
+acc_t<T> reduce_contiguous(const T* in, bool reverse, std::size_t n) noexcept {
+  return reduce_line<Op, T>(in, reverse ? -1 : 1, n);
+}
+template <class Op, class T>
+inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>, &scan_columns_plain<Op, T>,
+                                           &reduce_contiguous<Op, T>, &scan_line<Op, T>};
 }  // namespace scalar
 
 #if TALLY_X86_SIMD
@@ -61,7 +68,8 @@ namespace avx2 {
 #include "simd/kernels.hpp"
 #undef TALLY_SIMD_TARGET
 template <class Op, class T>
-inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>, &scan_columns<Op, T>, &scalar::scan_line<Op, T>};
+inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>, &scan_columns<Op, T>, &reduce_contiguous<Op, T>,
+                                           &scalar::scan_line<Op, T>};
 }  // namespace avx2
 
 namespace avx512 {
@@ -69,7 +77,8 @@ namespace avx512 {
 #include "simd/kernels.hpp"
 #undef TALLY_SIMD_TARGET
 template <class Op, class T>
-inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>, &scan_columns<Op, T>, &scalar::scan_line<Op, T>};
+inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>, &scan_columns<Op, T>, &reduce_contiguous<Op, T>,
+                                           &scalar::scan_line<Op, T>};
 }  // namespace avx512
 #endif
 

@@ -37,6 +37,14 @@ void scan_line(line_state<acc_t<T>>& s, const T* in, std::ptrdiff_t in_step, T* 
   s.position = position;
 }
 
+/// The block-local total of `n` elements, combined in the order scan_line uses.
+template <class Op, class T>
+acc_t<T> reduce_line(const T* in, std::ptrdiff_t step, std::size_t n) noexcept {
+  acc_t<T> local = Op::template identity<acc_t<T>>();
+  for (std::size_t i = 0; i < n; ++i, in += step) local = Op::combine(local, to_acc(*in));
+  return local;
+}
+
 /// Axis outer, `width` contiguous columns: row k of every column combines into the
 /// running row `acc` (preloaded with each column's start) and is written out. In exclusive
 /// mode row 0 receives `acc` itself when the starts are caller carries, else the empty

@@ -1,11 +1,15 @@
-// Splitting independent work across threads. Work is described as `count` tasks run in
-// contiguous ranges; which thread runs which range never changes a result, so the
-// split is free to depend on the thread count.
+// Running independent tasks on several threads. tally's own threads live in one lazily
+// created pool (none exists until a call asks for more than one thread); a host can
+// replace it with its own pool through execution_options::parallel_for. Which thread
+// runs which task never changes a result.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstddef>
-#include <exception>
+#include <cstdint>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -20,40 +24,123 @@ inline unsigned resolve_threads(unsigned requested) noexcept {
   return hw == 0 ? 1 : hw;
 }
 
-/// Calls `f(begin, end)` over [0, count) cut into at most `parts` contiguous ranges,
-/// in parallel through the host's hook or std::thread. With one part nothing is started.
+using task_function = void (*)(void* context, std::size_t index);
+
+/// A fork-join pool: run() hands `count` tasks to up to `threads` threads (the caller
+/// included) and returns when all are done. One job at a time; a call that finds the pool
+/// busy (another thread's scan, or a nested call from a task) runs its tasks itself.
+class thread_pool {
+ public:
+  static thread_pool& instance() {
+    static thread_pool pool;
+    return pool;
+  }
+
+  void run(std::size_t count, unsigned threads, task_function task, void* context) noexcept {
+    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+    std::size_t helpers = std::min<std::size_t>(threads - 1, count - 1);
+    if (!busy.owns_lock() || helpers == 0) {
+      for (std::size_t i = 0; i < count; ++i) task(context, i);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      try {
+        while (workers_.size() < helpers) {
+          const unsigned id = static_cast<unsigned>(workers_.size());
+          workers_.emplace_back([this, id] { work(id); });
+        }
+      } catch (...) {  // could not start more threads: use those that exist
+        helpers = workers_.size();
+      }
+      task_ = task;
+      context_ = context;
+      count_ = count;
+      next_.store(0, std::memory_order_relaxed);
+      wanted_ = static_cast<unsigned>(helpers);
+      running_ = wanted_;
+      ++generation_;
+    }
+    wake_.notify_all();
+    drain();
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return running_ == 0; });
+  }
+
+  ~thread_pool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+
+ private:
+  thread_pool() = default;
+
+  void drain() noexcept {
+    for (std::size_t i; (i = next_.fetch_add(1, std::memory_order_relaxed)) < count_;) task_(context_, i);
+  }
+
+  void work(unsigned id) {
+    std::uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      if (id >= wanted_) continue;
+      lock.unlock();
+      drain();
+      lock.lock();
+      if (--running_ == 0) done_.notify_all();
+    }
+  }
+
+  std::mutex busy_;   // held by the caller of the job in flight
+  std::mutex mutex_;  // guards everything below
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  std::uint64_t generation_ = 0;
+  task_function task_ = nullptr;
+  void* context_ = nullptr;
+  std::size_t count_ = 0;
+  std::atomic<std::size_t> next_{0};
+  unsigned wanted_ = 0, running_ = 0;
+  bool stop_ = false;
+};
+
+/// Runs task(context, i) for i in [0, count) on up to `threads` threads: the host's
+/// hook when given, else tally's pool; with one thread or one task, inline.
+inline void run_tasks(const execution_options& options, unsigned threads, std::size_t count, task_function task,
+                      void* context) noexcept {
+  if (count == 0) return;
+  if (threads <= 1 || count == 1) {
+    for (std::size_t i = 0; i < count; ++i) task(context, i);
+  } else if (options.parallel_for) {
+    options.parallel_for(options.host, count, task, context);
+  } else {
+    thread_pool::instance().run(count, threads, task, context);
+  }
+}
+
+/// Calls `f(begin, end)` over [0, count) cut into `parts` contiguous ranges, in parallel.
 template <class F>
 void parallel_ranges(const execution_options& options, std::size_t count, std::size_t parts, F& f) noexcept {
   parts = std::min(parts, count);
-  if (parts <= 1) {
-    if (count > 0) f(std::size_t{0}, count);
-    return;
-  }
   struct context_t {
     F* f;
     std::size_t count, parts;
   } context{&f, count, parts};
-  auto task = [](void* c, std::size_t part) {
-    const auto& ctx = *static_cast<context_t*>(c);
-    const std::size_t begin = ctx.count * part / ctx.parts;
-    const std::size_t end = ctx.count * (part + 1) / ctx.parts;
-    if (begin < end) (*ctx.f)(begin, end);
-  };
-  if (options.parallel_for) {
-    options.parallel_for(options.host, parts, task, &context);
-    return;
-  }
-  std::vector<std::thread> workers;
-  std::size_t started = 1;
-  try {
-    workers.reserve(parts - 1);
-    for (; started < parts; ++started) workers.emplace_back(task, &context, started);
-  } catch (...) {
-    // Could not start a thread (resources): run the remaining parts here instead.
-    for (std::size_t part = started; part < parts; ++part) task(&context, part);
-  }
-  task(&context, 0);
-  for (auto& w : workers) w.join();
+  run_tasks(options, static_cast<unsigned>(std::max<std::size_t>(parts, 1)), parts,
+            [](void* c, std::size_t part) {
+              const auto& ctx = *static_cast<context_t*>(c);
+              const std::size_t begin = ctx.count * part / ctx.parts;
+              const std::size_t end = ctx.count * (part + 1) / ctx.parts;
+              if (begin < end) (*ctx.f)(begin, end);
+            },
+            &context);
 }
 
 }  // namespace detail

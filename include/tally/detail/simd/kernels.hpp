@@ -23,8 +23,9 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
   const T* first_store = Reverse ? out - (W - 1) : out;
   stream = stream && n >= W && reinterpret_cast<std::uintptr_t>(first_store) % (W * sizeof(T)) == 0;
 
-  reg offset = V::broadcast(s.offset);
-  reg local = V::broadcast(s.local);
+  // Integers keep one running value in `local` (the state's value is offset (op) local).
+  reg offset = V::broadcast(exact ? Op::template identity<A>() : s.offset);
+  reg local = V::broadcast(exact ? Op::combine(s.offset, s.local) : s.local);
   reg prev = V::broadcast(s.last);
   std::size_t position = s.position;
   std::size_t i = 0;
@@ -73,6 +74,31 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
   s.local = static_cast<A>(V::first(local));
   s.last = static_cast<A>(V::last(prev));
   s.position = exact ? 0 : position;
+}
+
+/// The block-local total of `n` contiguous elements, computed with exactly the
+/// operations scan_contiguous_dir uses for its block-local chain, so that a block's
+/// total and the block's last output agree bit for bit (the thread split relies on it).
+template <class Op, class T, bool Reverse>
+TALLY_SIMD_TARGET acc_t<T> reduce_contiguous_dir(const T* in, std::size_t n) noexcept {
+  using V = vec_for<T>;
+  using A = acc_t<T>;
+  using reg = typename V::reg;
+  constexpr std::size_t W = V::width;
+  reg local = V::broadcast(Op::template identity<A>());
+  std::size_t j = 0;
+  for (; j + W <= n; j += W) {
+    const reg x = Reverse ? V::reverse(V::load(in - j - (W - 1))) : V::load(in + j);
+    local = V::template combine<Op>(local, V::broadcast_last(V::template scan<Op>(x)));
+  }
+  A loc = static_cast<A>(V::first(local));
+  for (; j < n; ++j) loc = Op::combine(loc, to_acc(in[Reverse ? -static_cast<std::ptrdiff_t>(j) : static_cast<std::ptrdiff_t>(j)]));
+  return loc;
+}
+
+template <class Op, class T>
+TALLY_SIMD_TARGET acc_t<T> reduce_contiguous(const T* in, bool reverse, std::size_t n) noexcept {
+  return reverse ? reduce_contiguous_dir<Op, T, true>(in, n) : reduce_contiguous_dir<Op, T, false>(in, n);
 }
 
 template <class Op, class T>
