@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds and runs tally's whole test suite (installs what is missing from Debian first):
+#   1. GCC, warnings as errors, optimized with assertions, every SIMD variant;
+#   2. Clang with AddressSanitizer + UndefinedBehaviorSanitizer, every SIMD variant.
+# Options: --quick runs only the first configuration.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh tests
+jobs=$(nproc)
+
+configure_and_test() {
+  local dir=$1; shift
+  echo "=== $dir: $*"
+  cmake -S . -B "$dir" "$@" >/dev/null
+  cmake --build "$dir" -j"$jobs"
+  (cd "$dir" && ctest --output-on-failure -j"$jobs")
+}
+
+configure_and_test build/gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g" -DTALLY_BUILD_EXAMPLES=ON
+
+if [ "${1:-}" != "--quick" ]; then
+  configure_and_test build/asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+    -DCMAKE_CXX_FLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+    -DTALLY_BUILD_EXAMPLES=ON
+fi
+echo "All test configurations passed."
