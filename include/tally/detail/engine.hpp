@@ -33,8 +33,11 @@ enum class kernel_shape {
   strided,           // anything else: one line at a time with its strides
 };
 
-/// Lines and columns per L1 tile of the gathered shapes.
-inline constexpr std::size_t gather_tile = 64;
+/// Elements of the L1 tile of the gathered shapes: `tile` lines times `depth` axis
+/// positions. The side that is contiguous in the input is the long one, so that memory
+/// is read in long runs; the scatter then writes runs of the short side.
+inline constexpr std::size_t gather_elements = 4096;
+inline constexpr std::size_t gather_short_side = 16;  // a multiple of every vector width
 
 /// Columns per tile of the columns shape: the running row stays in L1 (16 KiB).
 template <class T>
@@ -47,6 +50,7 @@ struct scan_plan {
   scan_layout layout;           // the layout, with the tiled dimension moved last
   std::size_t walked_dims = 0;  // outer dimensions enumerated as tasks
   std::size_t tile = 1;         // elements of the last outer dimension per task (tiled shapes)
+  std::size_t depth = 0;        // axis positions per piece (gathered shapes)
   std::size_t tiles = 1;        // tiles per walked index
   std::size_t tasks = 0;        // independent units of work
 };
@@ -77,7 +81,8 @@ scan_plan make_plan(const scan_layout& layout) noexcept {
   } else if (const std::size_t d = input_unit_dim(); d < rank && l.axis_size > 1) {
     plan.shape = kernel_shape::gathered_columns;
     move_last(l, d);
-    plan.tile = gather_tile;
+    plan.tile = gather_elements / gather_short_side;
+    plan.depth = gather_short_side;
   } else if (rank > 0 && l.axis_in_stride == 1) {
     plan.shape = kernel_shape::gathered_lines;
     // Tile across the outer dimension whose output stride is smallest: the scatter of
@@ -86,7 +91,8 @@ scan_plan make_plan(const scan_layout& layout) noexcept {
     for (std::size_t d = 1; d < rank; ++d)
       if (std::abs(l.outer[d].stride[out_operand]) < std::abs(l.outer[best].stride[out_operand])) best = d;
     move_last(l, best);
-    plan.tile = gather_tile;
+    plan.tile = gather_short_side;
+    plan.depth = gather_elements / gather_short_side;
   }
   const bool tiled = plan.shape == kernel_shape::columns || plan.shape == kernel_shape::gathered_columns ||
                      plan.shape == kernel_shape::gathered_lines;
@@ -220,13 +226,13 @@ struct scan_job {
       kernels.columns(in, l.axis_in_stride, out, l.axis_out_stride, width, l.axis_size, acc, exclusive,
                       p.carry_in != nullptr, stream);
     } else {
-      alignas(64) T tile[gather_tile * gather_tile];
-      for (std::size_t k0 = 0; k0 < l.axis_size; k0 += gather_tile) {
-        const std::size_t rows = std::min(gather_tile, l.axis_size - k0);
+      alignas(64) T tile[gather_elements];  // [depth][width]
+      for (std::size_t k0 = 0; k0 < l.axis_size; k0 += plan.depth) {
+        const std::size_t rows = std::min(plan.depth, l.axis_size - k0);
         const auto k = static_cast<std::ptrdiff_t>(k0);
-        kernels.columns(in + k * l.axis_in_stride, l.axis_in_stride, tile, gather_tile, width, rows, acc, exclusive,
-                        p.carry_in != nullptr || k0 > 0, false);
-        scatter_tile(tile, rows, width, gather_tile, out + k * l.axis_out_stride, l.axis_out_stride,
+        kernels.columns(in + k * l.axis_in_stride, l.axis_in_stride, tile, static_cast<std::ptrdiff_t>(width), width,
+                        rows, acc, exclusive, p.carry_in != nullptr || k0 > 0, false);
+        scatter_tile(tile, rows, width, width, out + k * l.axis_out_stride, l.axis_out_stride,
                      inner.stride[out_operand]);
       }
     }
@@ -237,21 +243,21 @@ struct scan_job {
   }
 
   /// `width` lines contiguous in the input: scanned by the line kernel into an L1 tile in
-  /// pieces of `gather_tile` (a multiple of every vector width, so the vector grouping and
-  /// the result are those of one call per line), then scattered.
+  /// pieces of `depth` elements (a multiple of every vector width, so the vector grouping
+  /// and the result are those of one call per line), then scattered.
   void gathered_lines(const std::ptrdiff_t* at, const layout_dim& inner, std::size_t width) const noexcept {
     const scan_layout& l = layout();
-    line_state<A> states[gather_tile];
+    line_state<A> states[gather_short_side];
     for (std::size_t j = 0; j < width; ++j)
       states[j] = line_start(at[carry_in_operand] + static_cast<std::ptrdiff_t>(j) * inner.stride[carry_in_operand]);
-    alignas(64) T tile[gather_tile * gather_tile];
-    for (std::size_t k0 = 0; k0 < l.axis_size; k0 += gather_tile) {
-      const std::size_t rows = std::min(gather_tile, l.axis_size - k0);
+    alignas(64) T tile[gather_elements];  // [width][depth]
+    for (std::size_t k0 = 0; k0 < l.axis_size; k0 += plan.depth) {
+      const std::size_t rows = std::min(plan.depth, l.axis_size - k0);
       const auto k = static_cast<std::ptrdiff_t>(k0);
       for (std::size_t j = 0; j < width; ++j)
         kernels.line(states[j], p.in + at[in_operand] + static_cast<std::ptrdiff_t>(j) * inner.stride[in_operand] + k,
-                     tile + j * gather_tile, false, rows, exclusive, false);
-      scatter_tile(tile, width, rows, gather_tile, p.out + at[out_operand] + k * l.axis_out_stride,
+                     tile + j * plan.depth, false, rows, exclusive, false);
+      scatter_tile(tile, width, rows, plan.depth, p.out + at[out_operand] + k * l.axis_out_stride,
                    inner.stride[out_operand], l.axis_out_stride);
     }
     for (std::size_t j = 0; j < width; ++j)
