@@ -68,6 +68,31 @@ void carry_strides(const tensor_view<C>& carry, const tensor_view<T>& in, std::s
   }
 }
 
+/// carry_out = carry_in (or the identity) for every line of a tensor whose axis is empty.
+template <class Op, class T>
+void pass_carries(const tensor_view<const T>& in, std::size_t axis, const tensor_view<const carry_t<T>>& carry_in,
+                  const std::ptrdiff_t* in_strides, const tensor_view<carry_t<T>>& carry_out,
+                  const std::ptrdiff_t* out_strides) noexcept {
+  std::size_t count = 1;
+  for (std::size_t d = 0; d < in.rank(); ++d)
+    if (d != axis) count *= in.extent(d);
+  std::size_t index[max_rank] = {};
+  std::ptrdiff_t from = 0, to = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    carry_out.data()[to] = carry_in.rank() != 0 ? carry_in.data()[from]
+                                                : carry_from_acc<T>(Op::template identity<acc_t<T>>());
+    for (std::size_t d = in.rank(); d-- > 0;) {
+      if (d == axis) continue;
+      from += in_strides[d];
+      to += out_strides[d];
+      if (++index[d] < in.extent(d)) break;
+      from -= static_cast<std::ptrdiff_t>(in.extent(d)) * in_strides[d];
+      to -= static_cast<std::ptrdiff_t>(in.extent(d)) * out_strides[d];
+      index[d] = 0;
+    }
+  }
+}
+
 template <class Op, class T>
 void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis_arg, const scan_options& options,
                 tensor_view<const carry_t<T>> carry_in, tensor_view<carry_t<T>> carry_out) {
@@ -84,7 +109,7 @@ void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis_arg, const
   if (options.direction != axis_direction::increasing && options.direction != axis_direction::decreasing)
     throw error(status_code::invalid_direction,
                 "direction is " + std::to_string(static_cast<unsigned>(options.direction)) + "; it must be 0 or 1");
-  if (has_self_overlap(out.rank(), out.extents(), out.strides()))
+  if (!out.empty() && has_self_overlap(out.rank(), out.extents(), out.strides()))
     throw error(status_code::overlapping_output,
                 "the output view has distinct elements at one address (a zero or interleaving stride)");
 
@@ -93,14 +118,20 @@ void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis_arg, const
   if (carry_in.rank() != 0) carry_strides(carry_in, in, axis, "carry_in", carry_in_strides);
   if (carry_out.rank() != 0) {
     carry_strides(carry_out, in, axis, "carry_out", carry_out_strides);
-    if (has_self_overlap(carry_out.rank(), carry_out.extents(), carry_out.strides()))
+    if (!carry_out.empty() && has_self_overlap(carry_out.rank(), carry_out.extents(), carry_out.strides()))
       throw error(status_code::overlapping_output, "carry_out has distinct elements at one address");
     if (may_overlap(carry_out, in) || may_overlap(carry_out, out))
       throw error(status_code::overlapping_buffers, "carry_out overlaps the input or the output");
   }
   if (carry_in.rank() != 0 && may_overlap(carry_in, out))
     throw error(status_code::overlapping_buffers, "carry_in overlaps the output");
-  if (out.empty()) return;
+  if (out.empty()) {
+    // A zero-length axis still has lines (when the other sizes are not 0): each total
+    // is its start, so carry_out receives carry_in, or the identity.
+    if (carry_out.rank() != 0 && in.extent(axis) == 0) pass_carries<Op, T>(in, axis, carry_in, carry_in_strides,
+                                                                           carry_out, carry_out_strides);
+    return;
+  }
 
   // Input memory that the output would overwrite before it is read: stage it.
   std::unique_ptr<T[]> staged;
