@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Compiles and runs every ```cpp block of README.md as its own program.
+
+usage: check_snippets.py README.md CXX CXX_FLAGS INCLUDE_DIR WORK_DIR [EIGEN_INCLUDE_DIR]
+A snippet that includes <tally/eigen.hpp> is skipped (with a note) when no Eigen include
+directory is given. Prints 'N passed, N failed'; exits non-zero on any failure."""
+import pathlib
+import re
+import shlex
+import subprocess
+import sys
+
+
+def main() -> int:
+    readme, cxx, cxx_flags, include, work = sys.argv[1:6]
+    eigen = sys.argv[6] if len(sys.argv) > 6 and sys.argv[6] else None
+    text = pathlib.Path(readme).read_text()
+    snippets = re.findall(r"```cpp\n(.*?)```", text, re.S)
+    work_dir = pathlib.Path(work)
+    work_dir.mkdir(parents=True, exist_ok=True)
+    passed = failed = 0
+    for number, code in enumerate(snippets, 1):
+        flags = [*shlex.split(cxx_flags), "-std=c++17", "-Wall", "-Wextra", "-Werror", "-I", include, "-pthread"]
+        if "tally/eigen.hpp" in code:
+            if not eigen:
+                print(f"snippet {number}: skipped (Eigen not found)")
+                continue
+            flags += ["-isystem", eigen]
+        source = work_dir / f"snippet_{number}.cpp"
+        binary = work_dir / f"snippet_{number}"
+        source.write_text(code)
+        build = subprocess.run([cxx, *flags, str(source), "-o", str(binary)], capture_output=True, text=True)
+        if build.returncode != 0:
+            print(f"snippet {number}: does not compile\n{build.stderr}")
+            failed += 1
+            continue
+        run = subprocess.run([str(binary)], capture_output=True, text=True)
+        if run.returncode != 0:
+            print(f"snippet {number}: exited {run.returncode}\n{run.stdout}{run.stderr}")
+            failed += 1
+            continue
+        print(f"snippet {number}: ok")
+        passed += 1
+    if not snippets:
+        print("no ```cpp snippets found")
+        failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
