@@ -133,7 +133,7 @@ auto tensor_view_of(X& x) {
   // first in a column-major one. Dimensions keep Eigen's numbering either way.
   std::ptrdiff_t stride = 1;
   for (std::size_t i = 0; i < rank; ++i) {
-    const std::size_t d = static_cast<int>(D::Layout) == static_cast<int>(Eigen::RowMajor) ? i : rank - 1 - i;
+    const std::size_t d = static_cast<int>(D::Layout) == static_cast<int>(Eigen::RowMajor) ? rank - 1 - i : i;
     strides[d] = stride;
     // A size 0 would make later strides 0; an empty tensor has no addresses, but keep the
     // strides distinct so no overlap check reads it as one address for many elements.

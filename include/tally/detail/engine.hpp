@@ -62,8 +62,10 @@ inline void move_last(scan_layout& layout, std::size_t d) noexcept {
   layout.outer[layout.outer_rank - 1] = dim;
 }
 
+/// `threads` only narrows the column tiles (so that a single wide row still gives every
+/// thread work); tile widths never change the arithmetic of a column.
 template <class T>
-scan_plan make_plan(const scan_layout& layout) noexcept {
+scan_plan make_plan(const scan_layout& layout, unsigned threads) noexcept {
   scan_plan plan;
   plan.layout = layout;
   scan_layout& l = plan.layout;
@@ -77,7 +79,9 @@ scan_plan make_plan(const scan_layout& layout) noexcept {
     plan.shape = kernel_shape::lines;
   } else if (rank > 0 && l.outer[rank - 1].stride[in_operand] == 1 && l.outer[rank - 1].stride[out_operand] == 1) {
     plan.shape = kernel_shape::columns;
-    plan.tile = column_tile<T>();
+    const std::size_t share = (l.outer_count(0, rank - 1) >= threads) ? l.outer[rank - 1].size
+                                                                       : (l.outer[rank - 1].size + threads - 1) / threads;
+    plan.tile = std::min(column_tile<T>(), std::max<std::size_t>(64, (share + 63) / 64 * 64));
   } else if (const std::size_t d = input_unit_dim(); d < rank && l.axis_size > 1) {
     plan.shape = kernel_shape::gathered_columns;
     move_last(l, d);
@@ -338,13 +342,13 @@ struct split_line_job {
 template <class Op, class T>
 void run_scan(const scan_layout& layout, const scan_operands<T>& operands, bool exclusive,
               const execution_options& options) noexcept {
-  const scan_plan plan = make_plan<T>(layout);
   const kernel_set<Op, T>& kernels = select_kernels<Op, T>();
   const std::size_t elements = layout.outer_count() * layout.axis_size;
   const bool in_place = static_cast<const void*>(operands.in) == static_cast<const void*>(operands.out);
   const bool stream = !in_place && elements * sizeof(T) >= nontemporal_bytes;
   const std::size_t worth = std::max<std::size_t>(1, elements / min_elements_per_part);
   const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(resolve_threads(options.threads), worth));
+  const scan_plan plan = make_plan<T>(layout, threads);
 
   // Fewer lines than threads, and long ones: split each line across the threads instead.
   if (plan.shape == kernel_shape::lines && plan.tasks < threads &&
