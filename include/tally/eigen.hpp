@@ -86,8 +86,8 @@ struct tensor_traits<Eigen::Tensor<S, N, O, I>> {
   static constexpr bool owns_storage = true;
   using plain = Eigen::Tensor<S, N, O, I>;
   template <class X>
-  static plain make(const X& like) {
-    return plain(like.dimensions());
+  static void size_like(plain& out, const X& like) {
+    out.resize(like.dimensions());
   }
 };
 template <class S, class Dims, int O, class I>
@@ -96,9 +96,7 @@ struct tensor_traits<Eigen::TensorFixedSize<S, Dims, O, I>> {
   static constexpr bool owns_storage = true;
   using plain = Eigen::TensorFixedSize<S, Dims, O, I>;
   template <class X>
-  static plain make(const X&) {
-    return plain();
-  }
+  static void size_like(plain&, const X&) {}  // the sizes are part of the type
 };
 template <class P, int O, template <class> class MakePointer>
 struct tensor_traits<Eigen::TensorMap<P, O, MakePointer>> : tensor_traits<std::remove_const_t<P>> {
@@ -186,15 +184,25 @@ void scan_into(const In& in, Out& out, int axis, const scan_options& options) {
     ::tally::cumsum<T>(input, out_view, axis, options);
 }
 
+/// The owning type a returning scan gives back for In.
+template <class In, bool = is_tensor_expression_v<In>>
+struct plain_of {
+  using type = typename tensor_traits<In>::plain;
+};
 template <class In>
-auto make_plain(const In& in) {
+struct plain_of<In, false> {
+  using type = typename In::PlainObject;
+};
+
+/// Sizes `out` like `in`. The object is built first and sized afterwards so that it is
+/// never copied or moved before the scan writes it (fixed sizes are uninitialized until then).
+template <class Out, class In>
+void size_like(Out& out, const In& in) {
   if constexpr (is_tensor_expression_v<In>) {
-    return tensor_traits<In>::make(in);
+    tensor_traits<In>::size_like(out, in);
   } else {
     // resize, not the (rows, cols) constructor: for a fixed 2-vector that one sets coefficients.
-    typename In::PlainObject out;
     out.resize(in.rows(), in.cols());
-    return out;
   }
 }
 
@@ -236,7 +244,8 @@ void cumprod(const In& in, Out&& out, int axis, scan_options options = {}) {
 /// `In::PlainObject` (a Matrix or Array of the same storage order) for dense objects.
 template <class In, std::enable_if_t<is_eigen_v<In>, int> = 0>
 [[nodiscard]] auto cumsum(const In& in, int axis, scan_options options = {}) {
-  auto out = detail::make_plain(in);
+  typename detail::plain_of<In>::type out;
+  detail::size_like(out, in);
   detail::scan_into<false>(in, out, axis, options);
   return out;
 }
@@ -244,7 +253,8 @@ template <class In, std::enable_if_t<is_eigen_v<In>, int> = 0>
 /// Cumulative product of `in` along `axis`, returned as a new plain object; see cumsum.
 template <class In, std::enable_if_t<is_eigen_v<In>, int> = 0>
 [[nodiscard]] auto cumprod(const In& in, int axis, scan_options options = {}) {
-  auto out = detail::make_plain(in);
+  typename detail::plain_of<In>::type out;
+  detail::size_like(out, in);
   detail::scan_into<true>(in, out, axis, options);
   return out;
 }

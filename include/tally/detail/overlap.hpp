@@ -46,8 +46,10 @@ bool may_overlap(const tensor_view<T>& a, const tensor_view<U>& b) noexcept {
       if (b.extent(d) > 1) g = std::gcd<std::uint64_t>(g, static_cast<std::uint64_t>(std::abs(b.stride(d))));
     if (g > 1) {
       const std::uint64_t modulus = g * sizeof(T);
-      const std::uint64_t diff = (reinterpret_cast<std::uintptr_t>(a.data()) -
-                                  reinterpret_cast<std::uintptr_t>(b.data())) % modulus;
+      // The distance without wrapping (2^64 is not a multiple of every modulus); the test
+      // below is symmetric, so which view lies lower does not matter.
+      const auto pa = reinterpret_cast<std::uintptr_t>(a.data()), pb = reinterpret_cast<std::uintptr_t>(b.data());
+      const std::uint64_t diff = (pa > pb ? pa - pb : pb - pa) % modulus;
       if (diff >= sizeof(T) && diff <= modulus - sizeof(T)) return false;
     }
   }

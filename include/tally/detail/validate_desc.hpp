@@ -41,7 +41,12 @@ inline status check_buffer_size(const tensor_desc& t, const char* name) noexcept
   // Offsets are signed pointer differences at execution: the layout must fit in ptrdiff_t.
   if (needed == 0 || needed > static_cast<std::uint64_t>(PTRDIFF_MAX))
     return status(status_code::size_overflow,
-                  "%s: the sizes and strides address more bytes than 64-bit offsets can hold", name);
+                  "%s: the sizes and strides address more than %lld bytes (the largest possible object)", name,
+                  static_cast<long long>(PTRDIFF_MAX));
+  if (t.total_tensor_size_in_bytes > static_cast<std::uint64_t>(PTRDIFF_MAX))
+    return status(status_code::size_overflow,
+                  "%s.total_tensor_size_in_bytes is %llu, larger than any object can be (%lld bytes)", name,
+                  static_cast<unsigned long long>(t.total_tensor_size_in_bytes), static_cast<long long>(PTRDIFF_MAX));
   if (t.total_tensor_size_in_bytes < needed)
     return status(status_code::buffer_too_small,
                   "%s.total_tensor_size_in_bytes is %llu; its sizes and strides need at least %llu",

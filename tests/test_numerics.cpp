@@ -1,0 +1,524 @@
+// Numeric edge cases of the contract (spec section 4, issue 5): NaN and Inf propagation,
+// signed zeros, float16 overflow and subnormals, integer wrap-around at every width, and
+// the float32 error bound on a 10^7-element line. Every expectation comes from an
+// independent reference (plain double or uint64 arithmetic, or bit patterns worked out by
+// hand), never from tally itself. Each case runs through every kernel shape: a contiguous
+// line, a column of a 2-D tensor (axis outer), a strided line, and the descriptor layer.
+#include <tally/tally.hpp>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "catch.hpp"
+
+namespace {
+
+using tally::half;
+
+template <class T>
+constexpr tally::data_type dtype_of() {
+  if constexpr (std::is_same_v<T, float>) return tally::data_type::float32;
+  else if constexpr (std::is_same_v<T, double>) return tally::data_type::float64;
+  else if constexpr (std::is_same_v<T, half>) return tally::data_type::float16;
+  else if constexpr (std::is_same_v<T, std::int8_t>) return tally::data_type::int8;
+  else if constexpr (std::is_same_v<T, std::int16_t>) return tally::data_type::int16;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return tally::data_type::int32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return tally::data_type::int64;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return tally::data_type::uint8;
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return tally::data_type::uint16;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return tally::data_type::uint32;
+  else return tally::data_type::uint64;
+}
+
+/// binary16 bits -> double, written out from the IEEE format (independent of tally::half).
+double half_to_double(std::uint16_t bits) {
+  const int sign = bits >> 15, exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
+  double magnitude;
+  if (exponent == 0x1f) magnitude = mantissa ? std::numeric_limits<double>::quiet_NaN() : HUGE_VAL;
+  else if (exponent == 0) magnitude = std::ldexp(mantissa, -24);
+  else magnitude = std::ldexp(1024 + mantissa, exponent - 25);
+  return sign ? -magnitude : magnitude;
+}
+
+/// The few values the special-value tests use, as binary16 bits.
+std::uint16_t double_to_half_bits(double v) {
+  const std::uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  if (std::isnan(v)) return 0x7e00;
+  if (std::isinf(v)) return sign | 0x7c00;
+  if (v == 0) return sign;
+  if (std::fabs(v) == 1) return sign | 0x3c00;
+  if (std::fabs(v) == 2) return sign | 0x4000;
+  FAIL("no hand-made binary16 encoding for " << v);
+  return 0;
+}
+
+template <class T>
+T from_double(double v) {
+  if constexpr (std::is_same_v<T, half>) return half::from_bits(double_to_half_bits(v));
+  else return static_cast<T>(v);
+}
+
+template <class T>
+double to_double(T v) {
+  if constexpr (std::is_same_v<T, half>) return half_to_double(v.bits);
+  else return static_cast<double>(v);
+}
+
+/// Same IEEE value, telling -0 from +0 and every NaN equal to every NaN.
+bool same_value(double got, double expected) {
+  if (std::isnan(expected)) return std::isnan(got);
+  return got == expected && std::signbit(got) == std::signbit(expected);
+}
+
+struct scan_case {
+  bool product = false;
+  bool decreasing = false;
+  bool exclusive = false;
+  unsigned threads = 1;
+};
+
+std::string describe(const scan_case& c) {
+  return std::string(c.product ? "product" : "sum") + (c.decreasing ? " decreasing" : " increasing") +
+         (c.exclusive ? " exclusive" : " inclusive") + " threads " + std::to_string(c.threads);
+}
+
+/// Runs one 1-D scan of `x` through every kernel shape and both front doors; returns
+/// (shape name, output line) pairs.
+template <class T>
+std::vector<std::pair<std::string, std::vector<T>>> scan_all_shapes(const std::vector<T>& x, const scan_case& c) {
+  const std::size_t n = x.size();
+  tally::scan_options options;
+  options.direction = c.decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing;
+  options.exclusive = c.exclusive;
+  options.threads = c.threads;
+  const auto scan = [&](auto in, auto out, int axis) {
+    if (c.product) tally::cumprod<T>(in, out, axis, options);
+    else tally::cumsum<T>(in, out, axis, options);
+  };
+  std::vector<std::pair<std::string, std::vector<T>>> results;
+
+  {  // a contiguous line
+    std::vector<T> y(n);
+    scan(tally::tensor_view<const T>(x.data(), {n}), tally::tensor_view<T>(y.data(), {n}), 0);
+    results.emplace_back("line", std::move(y));
+  }
+  {  // column 1 of a {n, 3} tensor scanned along axis 0 (every column holds x)
+    std::vector<T> in(3 * n), out(3 * n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < 3; ++j) in[3 * i + j] = x[i];
+    scan(tally::tensor_view<const T>(in.data(), {n, 3}), tally::tensor_view<T>(out.data(), {n, 3}), 0);
+    std::vector<T> y(n);
+    for (std::size_t i = 0; i < n; ++i) y[i] = out[3 * i + 1];
+    results.emplace_back("column", std::move(y));
+  }
+  {  // a strided line: input stride 2, output stride 3
+    std::vector<T> in(2 * n), out(3 * n);
+    for (std::size_t i = 0; i < n; ++i) in[2 * i] = x[i];
+    scan(tally::tensor_view<const T>(in.data(), {n}, {2}), tally::tensor_view<T>(out.data(), {n}, {3}), 0);
+    std::vector<T> y(n);
+    for (std::size_t i = 0; i < n; ++i) y[i] = out[3 * i];
+    results.emplace_back("strided", std::move(y));
+  }
+  {  // the descriptor layer, packed 1-D
+    std::vector<T> y(n);
+    const std::uint32_t sizes[1] = {static_cast<std::uint32_t>(n)};
+    const tally::tensor_desc t{dtype_of<T>(), 1, sizes, nullptr,
+                               tally::calc_buffer_tensor_size(dtype_of<T>(), 1, sizes, nullptr)};
+    const auto direction = options.direction;
+    tally::execution_options exec;
+    exec.threads = c.threads;
+    // calc_buffer_tensor_size rounds up to 4 bytes: give the buffers that room.
+    std::vector<T> in(x), out(n + 4);
+    in.resize(n + 4);
+    tally::status s;
+    if (c.product) s = tally::execute(tally::cumulative_product_desc{&t, &t, 0, direction, c.exclusive}, in.data(), out.data(), exec);
+    else s = tally::execute(tally::cumulative_summation_desc{&t, &t, 0, direction, c.exclusive}, in.data(), out.data(), exec);
+    INFO(s.message());
+    REQUIRE(s.ok());
+    y.assign(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n));
+    results.emplace_back("descriptor", std::move(y));
+  }
+  return results;
+}
+
+/// The spec's floating-point semantics in double, for inputs whose every partial result
+/// is exact in T (so double gives T's answer, special values and zero signs included):
+/// sums start from -0.0, an exclusive scan writes +0.0 (sum) or 1 (product) first.
+std::vector<double> exact_reference(const std::vector<double>& x, const scan_case& c) {
+  const std::size_t n = x.size();
+  std::vector<double> y(n);
+  double running = c.product ? 1.0 : -0.0;
+  double previous = c.product ? 1.0 : 0.0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = c.decreasing ? n - 1 - k : k;
+    running = c.product ? running * x[i] : running + x[i];
+    y[i] = c.exclusive ? previous : running;
+    previous = running;
+  }
+  return y;
+}
+
+/// Checks every shape and mode against exact_reference (sums only when the products of
+/// the values would not be exact in T).
+template <class T>
+void check_exact(const std::vector<double>& x_values, bool sums_only = false) {
+  std::vector<T> x(x_values.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = from_double<T>(x_values[i]);
+  for (bool product : {false, true})
+    for (bool decreasing : {false, true})
+      for (bool exclusive : {false, true})
+        for (unsigned threads : {1u, 2u}) {
+          if (product && sums_only) continue;
+          const scan_case c{product, decreasing, exclusive, threads};
+          const std::vector<double> expected = exact_reference(x_values, c);
+          for (const auto& [shape, y] : scan_all_shapes(x, c)) {
+            std::size_t bad = 0, first_bad = 0;
+            for (std::size_t i = 0; i < y.size(); ++i)
+              if (!same_value(to_double(y[i]), expected[i]) && bad++ == 0) first_bad = i;
+            INFO(describe(c) << ", shape " << shape << ", length " << y.size());
+            INFO("first mismatch at " << first_bad << ": got " << to_double(y[first_bad]) << ", expected "
+                                      << expected[first_bad]);
+            CHECK(bad == 0);
+          }
+        }
+}
+
+constexpr double nan_value = std::numeric_limits<double>::quiet_NaN();
+constexpr double inf_value = std::numeric_limits<double>::infinity();
+
+/// +1, -1, +1, ... : every partial sum is 1 or 0 and every product +-1, exact in every
+/// floating type, across as many blocks (4096 elements) as the length spans.
+std::vector<double> alternating(std::size_t n) {
+  std::vector<double> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = i % 2 == 0 ? 1.0 : -1.0;
+  return x;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// NaN and Inf
+
+TEMPLATE_TEST_CASE("numerics: NaN propagates from its position on", "", float, double, half) {
+  for (std::size_t n : {7u, 9001u}) {
+    for (std::size_t at : {std::size_t{0}, std::size_t{1}, std::size_t{4095}, std::size_t{4096}, n - 1}) {
+      if (at >= n) continue;
+      std::vector<double> x = alternating(n);
+      x[at] = nan_value;
+      CAPTURE(n, at);
+      check_exact<TestType>(x);
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("numerics: Inf propagates, Inf - Inf and Inf * 0 are NaN", "", float, double, half) {
+  const std::size_t n = 5000;
+  {  // +Inf at 3: the sum stays +Inf, the product alternates +-Inf
+    std::vector<double> x = alternating(n);
+    x[3] = inf_value;
+    check_exact<TestType>(x);
+  }
+  {  // -Inf after +Inf (across the block boundary): NaN from there on
+    std::vector<double> x = alternating(n);
+    x[100] = inf_value;
+    x[4100] = -inf_value;
+    check_exact<TestType>(x);
+  }
+  {  // Inf then 0, and 0 then Inf: the product becomes NaN (0 * Inf)
+    std::vector<double> x = alternating(n);
+    x[10] = inf_value;
+    x[20] = 0.0;
+    check_exact<TestType>(x);
+    std::vector<double> z = alternating(n);
+    z[10] = -0.0;
+    z[4500] = -inf_value;
+    check_exact<TestType>(z);
+  }
+  {  // short lines with nothing but specials
+    check_exact<TestType>({inf_value, -inf_value});
+    check_exact<TestType>({-inf_value, -inf_value, 1.0});
+    check_exact<TestType>({inf_value, 0.0, 2.0});
+    check_exact<TestType>({nan_value});
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Signed zero
+
+TEMPLATE_TEST_CASE("numerics: signed zeros follow IEEE, a line of -0.0 sums to -0.0", "", float, double, half) {
+  // Long lines cross block boundaries (4096), where the running value restarts.
+  for (std::size_t n : {1u, 3u, 4097u, 9000u}) {
+    CAPTURE(n);
+    check_exact<TestType>(std::vector<double>(n, -0.0));
+    check_exact<TestType>(std::vector<double>(n, 0.0));
+  }
+  check_exact<TestType>({0.0, -0.0, -0.0});
+  check_exact<TestType>({-0.0, 0.0, -0.0});
+  check_exact<TestType>({-0.0, -0.0, 0.0});
+  check_exact<TestType>({1.0, -1.0, -0.0});   // 1 + -1 = +0, then +0 + -0 = +0
+  check_exact<TestType>({-1.0, -0.0, -1.0, 2.0, -0.0, -2.0});  // product signs
+  check_exact<TestType>({-0.0, -1.0, -1.0, -1.0});
+}
+
+TEST_CASE("numerics: the exclusive first output is +0.0 and the inclusive sum of -0.0 is -0.0 (by bits)") {
+  // The same facts as above spelled out by bit pattern, without any reference function.
+  const std::vector<float> x(5, -0.0f);
+  for (bool exclusive : {false, true}) {
+    for (bool decreasing : {false, true}) {
+      scan_case c;
+      c.exclusive = exclusive;
+      c.decreasing = decreasing;
+      for (const auto& [shape, y] : scan_all_shapes(x, c)) {
+        INFO(shape << (exclusive ? " exclusive" : " inclusive") << (decreasing ? " decreasing" : " increasing"));
+        const std::size_t first = decreasing ? 4 : 0;
+        for (std::size_t i = 0; i < 5; ++i) {
+          std::uint32_t bits;
+          std::memcpy(&bits, &y[i], 4);
+          CAPTURE(i);
+          CHECK(bits == (exclusive && i == first ? 0x00000000u : 0x80000000u));
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// float16: overflow and subnormals (bit patterns worked out by hand)
+
+namespace {
+
+/// Runs `in` (half bits) through every shape, both directions (the decreasing run gets
+/// the reversed line), and checks the output bits.
+void check_half_bits(bool product, const std::vector<std::uint16_t>& in, const std::vector<std::uint16_t>& expected) {
+  for (bool decreasing : {false, true}) {
+    std::vector<half> x(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) x[i] = half::from_bits(in[decreasing ? in.size() - 1 - i : i]);
+    scan_case c;
+    c.product = product;
+    c.decreasing = decreasing;
+    for (const auto& [shape, y] : scan_all_shapes(x, c)) {
+      for (std::size_t i = 0; i < y.size(); ++i) {
+        const std::size_t k = decreasing ? y.size() - 1 - i : i;
+        INFO(describe(c) << ", shape " << shape << ", element " << i);
+        CHECK(y[k].bits == expected[i]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("numerics: float16 sums round to infinity on write but accumulate on in float32") {
+  // 60000 = 0x7B53; 60000 + 60000 = 120000 > 65504 writes +Inf (0x7C00); the float32 running
+  // value 120000 - 60000 = 60000 is finite again. (NumPy, accumulating in float16, stays Inf.)
+  check_half_bits(false, {0x7B53, 0x7B53, 0xFB53}, {0x7B53, 0x7C00, 0x7B53});
+  check_half_bits(false, {0xFB53, 0xFB53, 0x7B53}, {0xFB53, 0xFC00, 0xFB53});
+  // 65504 (0x7BFF) + 16 = 65520: the tie above the largest half rounds to Inf;
+  // 65504 + 8 = 65512 rounds back down to 65504.
+  check_half_bits(false, {0x7BFF, 0x4C00}, {0x7BFF, 0x7C00});
+  check_half_bits(false, {0x7BFF, 0x4800}, {0x7BFF, 0x7BFF});
+  check_half_bits(false, {0xFBFF, 0xCC00}, {0xFBFF, 0xFC00});
+  // Products: 256 * 256 = 65536 writes Inf, * 2^-8 gives 256 again.
+  check_half_bits(true, {0x5C00, 0x5C00, 0x1C00}, {0x5C00, 0x7C00, 0x5C00});
+  // 1024 added 64 times reaches 65536 (Inf from element 63 on) and keeps counting in float32;
+  // 64 subtractions of 1024 come back to finite values, and the final total is 0.
+  std::vector<std::uint16_t> in, expected;
+  for (int i = 1; i <= 128; ++i) {
+    in.push_back(i <= 64 ? 0x6400 : 0xE400);  // +1024, -1024
+    const int total = i <= 64 ? 1024 * i : 1024 * (128 - i);
+    // Multiples of 1024 up to 65504 are exact: 1024 * m = 2^10 * m.
+    if (total > 65504) {
+      expected.push_back(0x7C00);
+    } else if (total == 0) {
+      expected.push_back(0x0000);  // 1024 + -1024 = +0 in round-to-nearest
+    } else {
+      int e = 0;
+      while ((total >> (e + 1)) != 0) ++e;  // total = 2^e * (1 + f)
+      const int mantissa = ((total - (1 << e)) << 10) >> e;
+      expected.push_back(static_cast<std::uint16_t>(((e + 15) << 10) | mantissa));
+    }
+  }
+  check_half_bits(false, in, expected);
+}
+
+TEST_CASE("numerics: float16 subnormals are kept, summed and rounded to nearest even") {
+  // 0x0001 is 2^-24, the smallest subnormal. Its multiples k * 2^-24 for k < 2048 have
+  // the bit pattern k itself (subnormal below 1024, normal with exponent 1 above).
+  {
+    const std::vector<std::uint16_t> in(2047, 0x0001);
+    std::vector<std::uint16_t> expected(2047);
+    for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = static_cast<std::uint16_t>(i + 1);
+    check_half_bits(false, in, expected);
+  }
+  check_half_bits(false, {0x03FF, 0x0001}, {0x03FF, 0x0400});  // the largest subnormal + 2^-24 = 2^-14
+  check_half_bits(false, {0x8001, 0x8001}, {0x8001, 0x8002});
+  check_half_bits(false, {0x0001, 0x8001}, {0x0001, 0x0000});  // 2^-24 - 2^-24 = +0
+  check_half_bits(false, {0x8400, 0x0001}, {0x8400, 0x83FF});  // -2^-14 + 2^-24 is subnormal
+  // Products round each written value to nearest even, while float32 keeps the exact value:
+  // 2^-24 * 0.5 = 2^-25 is the tie between 0 and 2^-24 and writes +0; * 4 writes 2^-23.
+  check_half_bits(true, {0x0001, 0x3800, 0x4400}, {0x0001, 0x0000, 0x0002});
+  // 2^-23 * 1.25 = 2.5 * 2^-24 -> 2 (even); 2^-23 * 1.75 = 3.5 * 2^-24 -> 4 (even).
+  check_half_bits(true, {0x0002, 0x3D00}, {0x0002, 0x0002});
+  check_half_bits(true, {0x0002, 0x3F00}, {0x0002, 0x0004});
+  // 3 * 2^-24 * 0.5 = 1.5 * 2^-24 -> 2; negative: -1.5 * 2^-24 -> -2.
+  check_half_bits(true, {0x0003, 0x3800}, {0x0003, 0x0002});
+  check_half_bits(true, {0x0003, 0xB800}, {0x0003, 0x8002});
+  // 2^-24 * 2^-24 = 2^-48 writes +0; times -1 writes -0 (the float32 value is -2^-48).
+  check_half_bits(true, {0x0001, 0x0001, 0xBC00}, {0x0001, 0x0000, 0x8000});
+}
+
+TEST_CASE("numerics: float32 and float64 subnormals are not flushed to zero") {
+  const float tiny_f = std::numeric_limits<float>::denorm_min();
+  const double tiny_d = std::numeric_limits<double>::denorm_min();
+  std::vector<double> xf(300, static_cast<double>(tiny_f)), xd(300, tiny_d);
+  // k * denorm_min is exact for every k here. Products are left out for float: they
+  // underflow to 0 in float32 but not in the float64 reference.
+  check_exact<float>(xf, true);
+  check_exact<double>(xd);
+}
+
+// ---------------------------------------------------------------------------------------
+// Integer wrap-around
+
+namespace {
+
+/// x[0] (+ or *) ... (+ or *) x[i] modulo 2^bits of T, computed in uint64 (whose own
+/// wrap-around is modulo 2^64, a multiple of 2^bits) and truncated.
+template <class T>
+T modular(std::uint64_t value) {
+  using U = std::make_unsigned_t<T>;
+  const U low = static_cast<U>(value);
+  T result;
+  std::memcpy(&result, &low, sizeof result);
+  return result;
+}
+
+template <class T>
+std::vector<T> wrap_reference(const std::vector<T>& x, const scan_case& c) {
+  const std::size_t n = x.size();
+  std::vector<T> y(n);
+  std::uint64_t running = c.product ? 1 : 0, previous = running;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = c.decreasing ? n - 1 - k : k;
+    const auto v = static_cast<std::uint64_t>(x[i]);  // sign-extends: same value mod 2^64
+    running = c.product ? running * v : running + v;
+    y[i] = modular<T>(c.exclusive ? previous : running);
+    previous = running;
+  }
+  return y;
+}
+
+template <class T>
+void check_wrap(const std::vector<T>& x) {
+  for (bool product : {false, true})
+    for (bool decreasing : {false, true})
+      for (bool exclusive : {false, true})
+        for (unsigned threads : {1u, 2u}) {
+          const scan_case c{product, decreasing, exclusive, threads};
+          const std::vector<T> expected = wrap_reference(x, c);
+          for (const auto& [shape, y] : scan_all_shapes(x, c)) {
+            INFO(describe(c) << ", shape " << shape << ", length " << x.size());
+            std::size_t first_bad = y.size();
+            for (std::size_t i = 0; i < y.size() && first_bad == y.size(); ++i)
+              if (y[i] != expected[i]) first_bad = i;
+            if (first_bad != y.size()) {
+              INFO("first mismatch at " << first_bad << ": got " << +y[first_bad] << ", expected "
+                                        << +expected[first_bad]);
+              CHECK(first_bad == y.size());
+            }
+          }
+        }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("numerics: integers wrap around in their own width, sum and product", "", std::int8_t,
+                   std::int16_t, std::int32_t, std::int64_t, std::uint8_t, std::uint16_t, std::uint32_t,
+                   std::uint64_t) {
+  using T = TestType;
+  using L = std::numeric_limits<T>;
+  constexpr int bits = 8 * sizeof(T);
+  const T one = 1;
+  const T two_to_half = static_cast<T>(std::uint64_t{1} << (bits / 2));  // squared: 2^bits == 0
+
+  SECTION("edge values") {
+    // max + 1 wraps to min; min + -1 (or max + max for unsigned) wraps the other way.
+    check_wrap<T>({L::max(), one});
+    check_wrap<T>({L::min(), static_cast<T>(L::max()), L::max()});
+    check_wrap<T>({two_to_half, two_to_half, one});  // the product reaches exactly 2^bits -> 0
+    check_wrap<T>({static_cast<T>(-1), L::min(), L::max()});
+    check_wrap<T>({L::max(), L::max(), L::max(), L::max()});
+    // Spelled out without the reference: max + 1 is min, and 2^(bits/2) squared is 0.
+    std::vector<T> in = {L::max(), one}, out(2);
+    tally::cumsum<T>(tally::tensor_view<const T>(in.data(), {2}), tally::tensor_view<T>(out.data(), {2}), 0);
+    CHECK(out[1] == L::min());
+    in = {two_to_half, two_to_half};
+    tally::cumprod<T>(tally::tensor_view<const T>(in.data(), {2}), tally::tensor_view<T>(out.data(), {2}), 0);
+    CHECK(out[1] == 0);
+  }
+  SECTION("random full-range values on long lines") {
+    std::mt19937_64 rng(static_cast<std::uint64_t>(bits) * 1000 + (std::is_signed_v<T> ? 1 : 0));
+    for (std::size_t n : {5u, 4099u, 10000u}) {
+      std::vector<T> x(n);
+      // Odd values keep long products from collapsing to 0; a few evens make them wrap to 0.
+      for (std::size_t i = 0; i < n; ++i) {
+        std::uint64_t r = rng();
+        if (rng() % 64 != 0) r |= 1;
+        x[i] = modular<T>(r);
+      }
+      CAPTURE(n);
+      check_wrap<T>(x);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// float32 error bound on a long line
+
+TEST_CASE("numerics: float32 cumsum of 10^7 elements stays within i * eps * sum|x| of a float64 reference") {
+  const std::size_t n = 10'000'000;
+  const double eps = FLT_EPSILON;
+  for (int distribution = 0; distribution < 2; ++distribution) {
+    std::mt19937 rng(4242 + static_cast<unsigned>(distribution));
+    // Values in [0, 1) or [-1, 1), built from 24 random bits so they are exact floats.
+    std::vector<float> x(n);
+    for (float& v : x) {
+      const float u = static_cast<float>(rng() >> 8) * 0x1p-24f;
+      v = distribution == 0 ? u : 2.0f * u - 1.0f;
+    }
+    std::vector<float> y1(n), y2(n);
+    tally::scan_options options;
+    options.threads = 1;
+    tally::cumsum<float>(tally::tensor_view<const float>(x.data(), {n}), tally::tensor_view<float>(y1.data(), {n}), 0,
+                         options);
+    options.threads = 2;
+    tally::cumsum<float>(tally::tensor_view<const float>(x.data(), {n}), tally::tensor_view<float>(y2.data(), {n}), 0,
+                         options);
+    INFO("distribution " << (distribution == 0 ? "[0, 1)" : "[-1, 1)"));
+    CHECK(std::memcmp(y1.data(), y2.data(), n * sizeof(float)) == 0);  // bitwise for every thread count
+
+    // Sequential float64 reference; its own error (about i * 2^-53 * sum|x|) is far below
+    // the float32 bound being checked.
+    double reference = 0, magnitude = 0, worst_ratio = 0;
+    std::size_t violations = 0, first_violation = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      reference += static_cast<double>(x[i]);
+      magnitude += std::fabs(static_cast<double>(x[i]));
+      const double error = std::fabs(static_cast<double>(y1[i]) - reference);
+      const double bound = static_cast<double>(i) * eps * magnitude;
+      if (error > bound && violations++ == 0) first_violation = i;
+      if (bound > 0) worst_ratio = std::max(worst_ratio, error / bound);
+    }
+    INFO("first violation at " << first_violation << "; worst error / bound " << worst_ratio);
+    CHECK(violations == 0);
+    CHECK(y1[0] == x[0]);  // a single term is exact
+  }
+}
