@@ -26,6 +26,7 @@
 /// Defined to 1 when DirectML's own header provides the types, to 0 when tally declares them.
 #define TALLY_DIRECTML_NATIVE 1
 #else
+/// 0: tally declares DirectML's types itself (no `<DirectML.h>` was included first).
 #define TALLY_DIRECTML_NATIVE 0
 #endif
 
@@ -43,7 +44,9 @@
 #define TALLY_DIRECTML_HAS_CUMULATIVE_PRODUCT 0
 #endif
 #else  // !TALLY_DIRECTML_NATIVE
+/// 1 when DML_CUMULATIVE_SUMMATION_OPERATOR_DESC is declared (always without DirectML.h).
 #define TALLY_DIRECTML_HAS_CUMULATIVE_SUMMATION 1
+/// 1 when DML_CUMULATIVE_PRODUCT_OPERATOR_DESC is declared (always without DirectML.h).
 #define TALLY_DIRECTML_HAS_CUMULATIVE_PRODUCT 1
 #endif
 
@@ -57,21 +60,24 @@
 // The Windows base types, as fixed-width types so that an identical typedef from another
 // header (e.g. DirectX-Headers' WSL adapter, which uses the same <cstdint> types) is a
 // harmless redeclaration rather than a conflict.
-typedef std::uint32_t UINT;
-typedef std::int32_t INT;
-typedef std::uint64_t UINT64;
-typedef std::int32_t BOOL;
-typedef std::int32_t HRESULT;  // 32-bit signed, as on Windows
+typedef std::uint32_t UINT;    ///< Windows' 32-bit unsigned integer
+typedef std::int32_t INT;      ///< Windows' 32-bit signed integer
+typedef std::uint64_t UINT64;  ///< Windows' 64-bit unsigned integer
+typedef std::int32_t BOOL;     ///< Windows' 32-bit boolean: TRUE or FALSE
+typedef std::int32_t HRESULT;  ///< Windows' status code: 32-bit signed, negative on failure
 #endif
 
 #ifndef TRUE
+/// Windows' BOOL true value; defined only when missing.
 #define TRUE 1
 #endif
 #ifndef FALSE
+/// Windows' BOOL false value; defined only when missing.
 #define FALSE 0
 #endif
 
 #ifndef TALLY_DIRECTML_TYPES_DECLARED
+/// Set once tally has declared DirectML's types, so that they are declared only once.
 #define TALLY_DIRECTML_TYPES_DECLARED 1
 
 /// DirectML's largest dimension count before feature level 3.0.
@@ -126,19 +132,19 @@ constexpr DML_TENSOR_FLAGS operator&(DML_TENSOR_FLAGS a, DML_TENSOR_FLAGS b) noe
 
 /// A tensor in a buffer. Strides count elements; a null Strides means packed row-major.
 struct DML_BUFFER_TENSOR_DESC {
-  DML_TENSOR_DATA_TYPE DataType;
-  DML_TENSOR_FLAGS Flags;
-  UINT DimensionCount;
-  const UINT* Sizes;
-  const UINT* Strides;
-  UINT64 TotalTensorSizeInBytes;
+  DML_TENSOR_DATA_TYPE DataType;       ///< type of the tensor's elements
+  DML_TENSOR_FLAGS Flags;              ///< binding options (tally ignores them)
+  UINT DimensionCount;                 ///< number of dimensions, 1..8; the length of Sizes and Strides
+  const UINT* Sizes;                   ///< size of each dimension, outermost first
+  const UINT* Strides;                 ///< optional: elements to step in each dimension; null means packed
+  UINT64 TotalTensorSizeInBytes;       ///< size of the buffer in bytes, at least DMLCalcBufferTensorSize()
   UINT GuaranteedBaseOffsetAlignment;  ///< ignored by tally, which checks real alignment
 };
 
 /// A tagged pointer to a tensor description; Desc points at a DML_BUFFER_TENSOR_DESC.
 struct DML_TENSOR_DESC {
-  DML_TENSOR_TYPE Type;
-  const void* Desc;
+  DML_TENSOR_TYPE Type;  ///< the kind of tensor Desc points at: DML_TENSOR_TYPE_BUFFER
+  const void* Desc;      ///< the DML_BUFFER_TENSOR_DESC
 };
 
 /// Operator types. Only the two cumulative operators are declared, with DirectML's
@@ -157,26 +163,26 @@ enum DML_AXIS_DIRECTION : int {
 
 /// A tagged pointer to an operator description.
 struct DML_OPERATOR_DESC {
-  DML_OPERATOR_TYPE Type;
-  const void* Desc;
+  DML_OPERATOR_TYPE Type;  ///< the operator, which gives the type Desc points at
+  const void* Desc;        ///< the operator's own description, e.g. a DML_CUMULATIVE_SUMMATION_OPERATOR_DESC
 };
 
 /// Running sums along an axis (DirectML 1.4, feature level 2.1).
 struct DML_CUMULATIVE_SUMMATION_OPERATOR_DESC {
-  const DML_TENSOR_DESC* InputTensor;
-  const DML_TENSOR_DESC* OutputTensor;
-  UINT Axis;
-  DML_AXIS_DIRECTION AxisDirection;
-  BOOL HasExclusiveSum;
+  const DML_TENSOR_DESC* InputTensor;   ///< the tensor to read
+  const DML_TENSOR_DESC* OutputTensor;  ///< the tensor to write; same sizes and data type as the input
+  UINT Axis;                            ///< dimension to sum along, less than the input's DimensionCount
+  DML_AXIS_DIRECTION AxisDirection;     ///< increasing: sum from index 0; decreasing: from the last index
+  BOOL HasExclusiveSum;                 ///< TRUE: each output excludes its own input; the first output is 0
 };
 
 /// Running products along an axis (DirectML 1.5, feature level 3.1).
 struct DML_CUMULATIVE_PRODUCT_OPERATOR_DESC {
-  const DML_TENSOR_DESC* InputTensor;
-  const DML_TENSOR_DESC* OutputTensor;
-  UINT Axis;
-  DML_AXIS_DIRECTION AxisDirection;
-  BOOL HasExclusiveProduct;
+  const DML_TENSOR_DESC* InputTensor;   ///< the tensor to read
+  const DML_TENSOR_DESC* OutputTensor;  ///< the tensor to write; same sizes and data type as the input
+  UINT Axis;                            ///< dimension to multiply along, less than the input's DimensionCount
+  DML_AXIS_DIRECTION AxisDirection;     ///< increasing: multiply from index 0; decreasing: from the last index
+  BOOL HasExclusiveProduct;             ///< TRUE: each output excludes its own input; the first output is 1
 };
 
 #ifndef TALLY_DIRECTML_NO_CALC_BUFFER_TENSOR_SIZE
@@ -196,21 +202,27 @@ inline UINT64 DMLCalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType, UINT dimens
 // HRESULT values, defined only where no Windows header did. The casts go through
 // unsigned so that the bit patterns are exact in a 32-bit signed HRESULT.
 #ifndef S_OK
+/// HRESULT success; defined only when missing.
 #define S_OK (static_cast<HRESULT>(0))
 #endif
 #ifndef E_INVALIDARG
+/// HRESULT for an invalid argument; defined only when missing.
 #define E_INVALIDARG (static_cast<HRESULT>(static_cast<std::int32_t>(0x80070057u)))
 #endif
 #ifndef E_POINTER
+/// HRESULT for an invalid (null) pointer; defined only when missing.
 #define E_POINTER (static_cast<HRESULT>(static_cast<std::int32_t>(0x80004003u)))
 #endif
 #ifndef DXGI_ERROR_UNSUPPORTED
+/// HRESULT for an unsupported operation; defined only when missing.
 #define DXGI_ERROR_UNSUPPORTED (static_cast<HRESULT>(static_cast<std::int32_t>(0x887A0004u)))
 #endif
 #ifndef SUCCEEDED
+/// True when an HRESULT is a success (non-negative); defined only when missing.
 #define SUCCEEDED(hr) (static_cast<HRESULT>(hr) >= 0)
 #endif
 #ifndef FAILED
+/// True when an HRESULT is a failure (negative); defined only when missing.
 #define FAILED(hr) (static_cast<HRESULT>(hr) < 0)
 #endif
 
@@ -278,7 +290,7 @@ namespace directml {
 
 /// DirectML's operator type values for the two operators tally implements.
 inline constexpr int cumulative_summation_type = 105;
-inline constexpr int cumulative_product_type = 145;
+inline constexpr int cumulative_product_type = 145;  ///< DML_OPERATOR_CUMULATIVE_PRODUCT
 
 /// The HRESULT for a tally status: S_OK for success, E_INVALIDARG for every refusal
 /// (DirectML's code for an invalid description or binding), including unsupported data
@@ -293,12 +305,12 @@ inline HRESULT to_hresult(const status& s) noexcept { return to_hresult(s.code()
 /// A DirectML operator description in tally's terms. It owns the two tensor descs that
 /// summation() / product() point at, so those stay valid while this object lives.
 struct operator_desc {
-  int type = 0;  ///< 105 (summation) or 145 (product)
-  tensor_desc input;
-  tensor_desc output;
-  std::uint32_t axis = 0;
-  axis_direction direction = axis_direction::increasing;
-  bool exclusive = false;
+  int type = 0;                                           ///< 105 (summation) or 145 (product)
+  tensor_desc input;                                      ///< the converted InputTensor
+  tensor_desc output;                                     ///< the converted OutputTensor
+  std::uint32_t axis = 0;                                 ///< Axis
+  axis_direction direction = axis_direction::increasing;  ///< AxisDirection
+  bool exclusive = false;                                 ///< HasExclusiveSum or HasExclusiveProduct
 
   /// The summation descriptor, pointing into this object.
   cumulative_summation_desc summation() const noexcept { return {&input, &output, axis, direction, exclusive}; }

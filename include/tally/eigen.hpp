@@ -26,17 +26,17 @@ namespace eigen {
 /// other type stays itself. A const S gives a const element.
 template <class S>
 struct element {
-  using type = S;
+  using type = S;  ///< S itself
 };
 /// Eigen::half is stored as binary16 bits, exactly like tally::half.
 template <>
 struct element<Eigen::half> {
-  using type = half;
+  using type = half;  ///< tally::half
 };
 /// Read-only Eigen::half storage.
 template <>
 struct element<const Eigen::half> {
-  using type = const half;
+  using type = const half;  ///< const tally::half
 };
 /// Shorthand for `element<S>::type`.
 template <class S>

@@ -14,7 +14,7 @@ TALLY_BEGIN_NAMESPACE
 /// subnormals, overflows to infinity and quiets NaN, bit for bit like x86 F16C
 /// (`vcvtps2ph` with round-to-nearest) so scalar and SIMD paths agree exactly.
 struct half {
-  std::uint16_t bits = 0;
+  std::uint16_t bits = 0;  ///< the binary16 bit pattern: sign, 5 exponent bits, 10 fraction bits
 
   half() noexcept = default;
   /// Rounds to nearest even.
@@ -32,6 +32,7 @@ struct half {
   /// Bits equality (so +0 != -0 and NaN == NaN of the same payload); compare
   /// `float(a) == float(b)` for IEEE equality.
   friend constexpr bool operator==(half a, half b) noexcept { return a.bits == b.bits; }
+  /// Bits inequality: the negation of operator==.
   friend constexpr bool operator!=(half a, half b) noexcept { return a.bits != b.bits; }
 
   /// float -> binary16 bits, round to nearest even.

@@ -16,20 +16,20 @@ TALLY_BEGIN_NAMESPACE
 
 /// DirectML's DML_CUMULATIVE_SUMMATION_OPERATOR_DESC.
 struct cumulative_summation_desc {
-  const tensor_desc* input = nullptr;
-  const tensor_desc* output = nullptr;
-  std::uint32_t axis = 0;
-  axis_direction direction = axis_direction::increasing;
-  bool has_exclusive_sum = false;  ///< Y[i] excludes X[i]; the first output is 0
+  const tensor_desc* input = nullptr;                     ///< the tensor to read
+  const tensor_desc* output = nullptr;                    ///< the tensor to write; same sizes and type as input
+  std::uint32_t axis = 0;                                 ///< dimension to sum along, below dimension_count
+  axis_direction direction = axis_direction::increasing;  ///< increasing: from index 0; decreasing: from the last
+  bool has_exclusive_sum = false;                         ///< Y[i] excludes X[i]; the first output is 0
 };
 
 /// DirectML's DML_CUMULATIVE_PRODUCT_OPERATOR_DESC.
 struct cumulative_product_desc {
-  const tensor_desc* input = nullptr;
-  const tensor_desc* output = nullptr;
-  std::uint32_t axis = 0;
-  axis_direction direction = axis_direction::increasing;
-  bool has_exclusive_product = false;  ///< Y[i] excludes X[i]; the first output is 1
+  const tensor_desc* input = nullptr;                     ///< the tensor to read
+  const tensor_desc* output = nullptr;                    ///< the tensor to write; same sizes and type as input
+  std::uint32_t axis = 0;                                 ///< dimension to multiply along, below dimension_count
+  axis_direction direction = axis_direction::increasing;  ///< increasing: from index 0; decreasing: from the last
+  bool has_exclusive_product = false;                     ///< Y[i] excludes X[i]; the first output is 1
 };
 
 namespace detail {

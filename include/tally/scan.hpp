@@ -19,6 +19,7 @@ TALLY_BEGIN_NAMESPACE
 
 /// Options of a typed scan.
 struct scan_options {
+  /// Increasing: scan from index 0; decreasing: from the last index.
   axis_direction direction = axis_direction::increasing;
   bool exclusive = false;  ///< Y[i] excludes X[i]; the first output is the identity (or the carry)
   /// Threads: 1 creates none, 0 means one per hardware thread; results never depend on it.
@@ -195,6 +196,7 @@ template <class T, std::enable_if_t<!std::is_const_v<T>, int> = 0>
 void cumsum(tensor_view<T> in, tensor_view<T> out, int axis, scan_options options = {}) {
   cumsum<T>(tensor_view<const T>(in), out, axis, options);
 }
+/// cumprod() for a mutable input view; see the cumsum overload above.
 template <class T, std::enable_if_t<!std::is_const_v<T>, int> = 0>
 void cumprod(tensor_view<T> in, tensor_view<T> out, int axis, scan_options options = {}) {
   cumprod<T>(tensor_view<const T>(in), out, axis, options);

@@ -91,6 +91,7 @@ class status {
 /// Thrown by the typed layer (cumsum, cumprod, tensor_view) for invalid arguments.
 class error : public std::invalid_argument {
  public:
+  /// An exception with this code and message.
   error(status_code code, const std::string& what) : std::invalid_argument(what), code_(code) {}
   /// Builds the exception from a non-ok status.
   explicit error(const status& s) : error(s.code(), s.message()) {}

@@ -15,11 +15,11 @@ inline constexpr std::uint32_t max_dimension_count = 8;
 /// A tensor in a buffer, exactly DirectML's DML_BUFFER_TENSOR_DESC without the flags and
 /// guaranteed base alignment. Strides count elements; nullptr means packed row-major.
 struct tensor_desc {
-  data_type type = data_type::unknown;
-  std::uint32_t dimension_count = 0;
-  const std::uint32_t* sizes = nullptr;
-  const std::uint32_t* strides = nullptr;  ///< nullptr: packed row-major; in elements
-  std::uint64_t total_tensor_size_in_bytes = 0;
+  data_type type = data_type::unknown;           ///< type of the elements
+  std::uint32_t dimension_count = 0;             ///< number of dimensions, 1..8; the length of sizes and strides
+  const std::uint32_t* sizes = nullptr;          ///< size of each dimension, outermost first
+  const std::uint32_t* strides = nullptr;        ///< nullptr: packed row-major; in elements
+  std::uint64_t total_tensor_size_in_bytes = 0;  ///< bytes in the buffer, at least calc_buffer_tensor_size()
 };
 
 /// DirectML's DMLCalcBufferTensorSize: bytes from the first to one past the last element,

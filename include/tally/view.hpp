@@ -20,9 +20,9 @@ TALLY_BEGIN_NAMESPACE
 template <class T>
 class tensor_view {
  public:
-  using element_type = T;
-  using value_type = std::remove_cv_t<T>;
-  static constexpr std::size_t max_rank = 8;
+  using element_type = T;                     ///< the element type, const for a read-only view
+  using value_type = std::remove_cv_t<T>;     ///< the element type without const
+  static constexpr std::size_t max_rank = 8;  ///< the most dimensions a view has
 
   /// No tensor (rank 0): used for "absent", e.g. an optional carry.
   tensor_view() noexcept = default;
@@ -70,13 +70,17 @@ class tensor_view {
     }
   }
 
+  /// Pointer to the element at index 0 in every dimension.
   T* data() const noexcept { return data_; }
+  /// Number of dimensions: 1..8, or 0 for no tensor.
   std::size_t rank() const noexcept { return rank_; }
   /// Size of dimension d.
   std::size_t extent(std::size_t d) const noexcept { return sizes_[d]; }
   /// Stride of dimension d, in elements.
   std::ptrdiff_t stride(std::size_t d) const noexcept { return strides_[d]; }
+  /// The rank() sizes.
   const std::size_t* extents() const noexcept { return sizes_; }
+  /// The rank() strides, in elements.
   const std::ptrdiff_t* strides() const noexcept { return strides_; }
   /// Number of elements (1 for no dimensions is not used: rank 0 means no tensor).
   std::size_t size() const noexcept {
@@ -85,6 +89,7 @@ class tensor_view {
     for (std::size_t d = 0; d < rank_; ++d) n *= sizes_[d];
     return n;
   }
+  /// True when the view has no elements (or is no tensor).
   bool empty() const noexcept { return size() == 0; }
 
   /// The element at these indices (one per dimension; unchecked).

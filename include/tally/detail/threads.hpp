@@ -29,6 +29,8 @@ using task_function = void (*)(void* context, std::size_t index);
 /// A fork-join pool: run() hands `count` tasks to up to `threads` threads (the caller
 /// included) and returns when all are done. One job at a time; a call that finds the pool
 /// busy (another thread's scan, or a nested call from a task) runs its tasks itself.
+/// Idle workers spin for a short while before sleeping: a long line is scanned in many
+/// short fork-joins, and waking a sleeping thread costs tens of microseconds.
 class thread_pool {
  public:
   static thread_pool& instance() {
@@ -58,26 +60,43 @@ class thread_pool {
       count_ = count;
       next_.store(0, std::memory_order_relaxed);
       wanted_ = static_cast<unsigned>(helpers);
-      running_ = wanted_;
-      ++generation_;
+      running_.store(wanted_, std::memory_order_relaxed);
+      generation_.store(generation_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     }
     wake_.notify_all();
     drain();
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return running_ == 0; });
+    for (unsigned spin = 0; running_.load(std::memory_order_acquire) != 0; ++spin) {
+      if (spin < spin_limit) {
+        pause();
+      } else {
+        std::unique_lock<std::mutex> lock(mutex_);
+        done_.wait(lock, [this] { return running_.load(std::memory_order_acquire) == 0; });
+      }
+    }
   }
 
   ~thread_pool() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stop_ = true;
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     for (auto& w : workers_) w.join();
   }
 
  private:
+  static constexpr unsigned spin_limit = 1u << 16;  // roughly 100 microseconds of pause
+
   thread_pool() = default;
+
+  static void pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    std::this_thread::yield();
+#endif
+  }
 
   void drain() noexcept {
     for (std::size_t i; (i = next_.fetch_add(1, std::memory_order_relaxed)) < count_;) task_(context_, i);
@@ -85,29 +104,37 @@ class thread_pool {
 
   void work(unsigned id) {
     std::uint64_t seen = 0;
-    std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      std::uint64_t now = generation_.load(std::memory_order_acquire);
+      for (unsigned spin = 0; now == seen && spin < spin_limit; ++spin) {
+        pause();
+        now = generation_.load(std::memory_order_acquire);
+      }
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
       if (stop_) return;
-      seen = generation_;
+      seen = generation_.load(std::memory_order_relaxed);
       if (id >= wanted_) continue;
       lock.unlock();
       drain();
-      lock.lock();
-      if (--running_ == 0) done_.notify_all();
+      if (running_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> done_lock(mutex_);
+        done_.notify_all();
+      }
     }
   }
 
   std::mutex busy_;   // held by the caller of the job in flight
-  std::mutex mutex_;  // guards everything below
+  std::mutex mutex_;  // guards the job description and sleeping
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
-  std::uint64_t generation_ = 0;
+  std::atomic<std::uint64_t> generation_{0};
   task_function task_ = nullptr;
   void* context_ = nullptr;
   std::size_t count_ = 0;
   std::atomic<std::size_t> next_{0};
-  unsigned wanted_ = 0, running_ = 0;
+  unsigned wanted_ = 0;
+  std::atomic<unsigned> running_{0};
   bool stop_ = false;
 };
 
