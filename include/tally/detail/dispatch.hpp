@@ -36,6 +36,10 @@ struct kernel_set {
                   bool stream) noexcept;
   /// The total of a contiguous block, bitwise as `line` combines it (see reduce_contiguous).
   A (*reduce)(const T* in, bool reverse, std::size_t n) noexcept;
+  /// A tile to strided output: element (a, b) at tile[a * pitch + b] goes to
+  /// out[a * stride_a + b * stride_b].
+  void (*scatter)(const T* tile, std::size_t n_a, std::size_t n_b, std::size_t pitch, T* out, std::ptrdiff_t stride_a,
+                  std::ptrdiff_t stride_b, bool stream) noexcept;
   /// Any line with its own strides.
   void (*strided)(line_state<A>&, const T* in, std::ptrdiff_t in_step, T* out, std::ptrdiff_t out_step,
                   std::size_t n, bool exclusive) noexcept;
@@ -59,7 +63,7 @@ acc_t<T> reduce_contiguous(const T* in, bool reverse, std::size_t n) noexcept {
 }
 template <class Op, class T>
 inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>, &scan_columns_plain<Op, T>,
-                                           &reduce_contiguous<Op, T>, &scan_line<Op, T>};
+                                           &reduce_contiguous<Op, T>, &scatter_tile<T>, &scan_line<Op, T>};
 }  // namespace scalar
 
 #if TALLY_X86_SIMD
@@ -69,7 +73,7 @@ namespace avx2 {
 #undef TALLY_SIMD_TARGET
 template <class Op, class T>
 inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>, &scan_columns<Op, T>, &reduce_contiguous<Op, T>,
-                                           &scalar::scan_line<Op, T>};
+                                           &scatter_tile<T>, &scalar::scan_line<Op, T>};
 }  // namespace avx2
 
 namespace avx512 {
@@ -78,7 +82,7 @@ namespace avx512 {
 #undef TALLY_SIMD_TARGET
 template <class Op, class T>
 inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>, &scan_columns<Op, T>, &reduce_contiguous<Op, T>,
-                                           &scalar::scan_line<Op, T>};
+                                           &scatter_tile<T>, &scalar::scan_line<Op, T>};
 }  // namespace avx512
 #endif
 

@@ -133,22 +133,6 @@ struct outer_walker {
   }
 };
 
-/// Copies a tile, element (a, b) at tile[a * pitch + b], to out[a * stride_a + b * stride_b],
-/// walking the output along its smaller stride.
-template <class T>
-void scatter_tile(const T* tile, std::size_t n_a, std::size_t n_b, std::size_t pitch, T* out,
-                  std::ptrdiff_t stride_a, std::ptrdiff_t stride_b) noexcept {
-  if (std::abs(stride_b) <= std::abs(stride_a)) {
-    for (std::size_t a = 0; a < n_a; ++a)
-      for (std::size_t b = 0; b < n_b; ++b)
-        out[static_cast<std::ptrdiff_t>(a) * stride_a + static_cast<std::ptrdiff_t>(b) * stride_b] = tile[a * pitch + b];
-  } else {
-    for (std::size_t b = 0; b < n_b; ++b)
-      for (std::size_t a = 0; a < n_a; ++a)
-        out[static_cast<std::ptrdiff_t>(a) * stride_a + static_cast<std::ptrdiff_t>(b) * stride_b] = tile[a * pitch + b];
-  }
-}
-
 template <class Op, class T>
 struct scan_job {
   using A = acc_t<T>;
@@ -236,8 +220,8 @@ struct scan_job {
         const auto k = static_cast<std::ptrdiff_t>(k0);
         kernels.columns(in + k * l.axis_in_stride, l.axis_in_stride, tile, static_cast<std::ptrdiff_t>(width), width,
                         rows, acc, exclusive, p.carry_in != nullptr || k0 > 0, false);
-        scatter_tile(tile, rows, width, width, out + k * l.axis_out_stride, l.axis_out_stride,
-                     inner.stride[out_operand]);
+        kernels.scatter(tile, rows, width, width, out + k * l.axis_out_stride, l.axis_out_stride,
+                        inner.stride[out_operand], stream);
       }
     }
     if (p.carry_out)
@@ -261,8 +245,8 @@ struct scan_job {
       for (std::size_t j = 0; j < width; ++j)
         kernels.line(states[j], p.in + at[in_operand] + static_cast<std::ptrdiff_t>(j) * inner.stride[in_operand] + k,
                      tile + j * plan.depth, false, rows, exclusive, false);
-      scatter_tile(tile, width, rows, plan.depth, p.out + at[out_operand] + k * l.axis_out_stride,
-                   inner.stride[out_operand], l.axis_out_stride);
+      kernels.scatter(tile, width, rows, plan.depth, p.out + at[out_operand] + k * l.axis_out_stride,
+                      inner.stride[out_operand], l.axis_out_stride, stream);
     }
     for (std::size_t j = 0; j < width; ++j)
       finish_line(at[carry_out_operand] + static_cast<std::ptrdiff_t>(j) * inner.stride[carry_out_operand], states[j]);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
 
 #include "line_state.hpp"
 
@@ -70,6 +71,22 @@ void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T* out, std::ptrdif
         row_out[j] = from_acc<T>(acc[j]);
       }
     }
+  }
+}
+
+/// Copies a tile, element (a, b) at tile[a * pitch + b], to out[a * stride_a + b * stride_b],
+/// walking the output along its smaller stride.
+template <class T>
+void scatter_tile(const T* tile, std::size_t n_a, std::size_t n_b, std::size_t pitch, T* out,
+                  std::ptrdiff_t stride_a, std::ptrdiff_t stride_b, bool /*stream*/ = false) noexcept {
+  if (std::abs(stride_b) <= std::abs(stride_a)) {
+    for (std::size_t a = 0; a < n_a; ++a)
+      for (std::size_t b = 0; b < n_b; ++b)
+        out[static_cast<std::ptrdiff_t>(a) * stride_a + static_cast<std::ptrdiff_t>(b) * stride_b] = tile[a * pitch + b];
+  } else {
+    for (std::size_t b = 0; b < n_b; ++b)
+      for (std::size_t a = 0; a < n_a; ++a)
+        out[static_cast<std::ptrdiff_t>(a) * stride_a + static_cast<std::ptrdiff_t>(b) * stride_b] = tile[a * pitch + b];
   }
 }
 

@@ -238,6 +238,38 @@ struct i16 {
   }
 };
 
+/// 8x8 blocks of 4-byte elements, transposed in registers (see avx512::transpose32).
+struct transpose32 {
+  static constexpr std::size_t width = 8;
+  TALLY_T static void block(const void* tile, std::size_t pitch, void* out, std::ptrdiff_t out_stride, bool stream) {
+    const float* in = static_cast<const float*>(tile);
+    float* dst = static_cast<float*>(out);
+    __m256 r[8], t[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(in + static_cast<std::size_t>(i) * pitch);
+    for (int i = 0; i < 4; ++i) {
+      t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+      t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; ++i) {
+      r[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+      r[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+      r[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+      r[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int i = 0; i < 4; ++i) {
+      t[i] = _mm256_permute2f128_ps(r[i], r[4 + i], 0x20);
+      t[4 + i] = _mm256_permute2f128_ps(r[i], r[4 + i], 0x31);
+    }
+    for (int i = 0; i < 8; ++i) {
+      float* row = dst + i * out_stride;
+      if (stream)
+        _mm256_stream_ps(row, t[i]);
+      else
+        _mm256_storeu_ps(row, t[i]);
+    }
+  }
+};
+
 #undef TALLY_T
 
 template <class T>

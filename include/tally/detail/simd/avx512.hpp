@@ -243,6 +243,48 @@ struct i16 {
   }
 };
 
+/// 16x16 blocks of 4-byte elements, transposed in registers: the scatter of a tile
+/// into an output whose lines run across the tile writes whole 64-byte lines.
+struct transpose32 {
+  static constexpr std::size_t width = 16;
+  /// Row a of the block is at tile + a * pitch; column b lands at out + b * out_stride.
+  TALLY_T static void block(const void* tile, std::size_t pitch, void* out, std::ptrdiff_t out_stride, bool stream) {
+    const float* in = static_cast<const float*>(tile);
+    float* dst = static_cast<float*>(out);
+    __m512 r[16], t[16];
+    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(in + static_cast<std::size_t>(i) * pitch);
+    for (int i = 0; i < 8; ++i) {
+      t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+      t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; ++i) {
+      const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]);
+      const __m512d c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
+      r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+      r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+      r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+      r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+    }
+    for (int i = 0; i < 4; ++i) {
+      t[i] = _mm512_shuffle_f32x4(r[i], r[4 + i], 0x88);
+      t[4 + i] = _mm512_shuffle_f32x4(r[i], r[4 + i], 0xdd);
+      t[8 + i] = _mm512_shuffle_f32x4(r[8 + i], r[12 + i], 0x88);
+      t[12 + i] = _mm512_shuffle_f32x4(r[8 + i], r[12 + i], 0xdd);
+    }
+    for (int i = 0; i < 8; ++i) {
+      r[i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0x88);
+      r[8 + i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0xdd);
+    }
+    for (int i = 0; i < 16; ++i) {
+      float* row = dst + i * out_stride;
+      if (stream)
+        _mm512_stream_ps(row, r[i]);
+      else
+        _mm512_storeu_ps(row, r[i]);
+    }
+  }
+};
+
 #undef TALLY_T
 
 /// The vector for element type T.

@@ -148,3 +148,31 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   }
   if (stream) _mm_sfence();
 }
+
+/// Copies a tile (element (a, b) at tile[a * pitch + b]) to out[a * stride_a + b * stride_b].
+/// When the output runs along a (stride_a == 1) and the elements are 4 bytes, square
+/// blocks are transposed in registers and written as whole vectors (non-temporal when the
+/// output is large and aligned); anything else goes element by element.
+template <class T>
+TALLY_SIMD_TARGET void scatter_tile(const T* tile, std::size_t n_a, std::size_t n_b, std::size_t pitch, T* out,
+                                    std::ptrdiff_t stride_a, std::ptrdiff_t stride_b, bool stream) noexcept {
+  if constexpr (sizeof(T) == 4) {
+    constexpr std::size_t W = transpose32::width;
+    if (stride_a == 1 && n_a % W == 0 && n_b >= W) {
+      stream = stream && reinterpret_cast<std::uintptr_t>(out) % (W * 4) == 0 &&
+               (stride_b * 4) % static_cast<std::ptrdiff_t>(W * 4) == 0;
+      std::size_t b = 0;
+      for (; b + W <= n_b; b += W)
+        for (std::size_t a = 0; a < n_a; a += W)
+          transpose32::block(tile + a * pitch + b, pitch, out + static_cast<std::ptrdiff_t>(a) +
+                                                              static_cast<std::ptrdiff_t>(b) * stride_b,
+                             stride_b, stream);
+      if (stream) _mm_sfence();
+      if (b < n_b)
+        scalar::scatter_tile(tile + b, n_a, n_b - b, pitch, out + static_cast<std::ptrdiff_t>(b) * stride_b, stride_a,
+                             stride_b);
+      return;
+    }
+  }
+  scalar::scatter_tile(tile, n_a, n_b, pitch, out, stride_a, stride_b);
+}
