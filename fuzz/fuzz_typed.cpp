@@ -1,0 +1,359 @@
+// libFuzzer target for the typed layer (tally::cumsum / tally::cumprod on tensor views).
+//
+// Arbitrary bytes become an element type, a rank (sometimes 0 or 9), sizes (including
+// 0), an axis in -9..9, a direction (sometimes invalid), signed strides for an input and
+// an output view that usually live in ONE buffer (so they overlap in every way: in place,
+// shifted, reversed, interleaved), and optional chunk carries (sometimes mis-shaped).
+// The property: a call either throws tally::error having written nothing, or leaves the
+// buffers exactly as the reference computes from a copy of the input taken before the
+// call ("as if the input had been copied first"). Refusals are checked too: a call the
+// reference rules accept must not throw, except that an interleaving (but not
+// overlapping) output may be refused as overlapping_output (tally's conservative rule).
+#include <tally/tally.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "reference.hpp"
+
+namespace {
+
+using fuzzref::byte_reader;
+
+constexpr std::int64_t max_arena_elements = 1 << 18;
+
+template <class T>
+constexpr std::uint32_t type_code() {
+  if constexpr (std::is_same_v<T, float>) return 1;
+  else if constexpr (std::is_same_v<T, tally::half>) return 2;
+  else if constexpr (std::is_same_v<T, double>) return 9;
+  else if constexpr (std::is_same_v<T, std::int8_t>) return 8;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return 5;
+  else if constexpr (std::is_same_v<T, std::int16_t>) return 7;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return 6;
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return 10;
+  else return 11;  // int64
+}
+
+std::size_t decode_size(byte_reader& r) {
+  const std::uint8_t b = r.u8();
+  if (b < 0xd0) return 1 + b % 4u;
+  if (b < 0xe0) return 0;
+  if (b < 0xf0) return 5 + r.u8() % 60u;
+  return 64 + r.u16() % 2000u;
+}
+
+/// A view's layout before it is placed: signed strides, and the lowest and highest
+/// element offsets it reaches from its base.
+struct layout {
+  std::size_t rank = 0;
+  std::size_t sizes[9] = {};
+  std::ptrdiff_t strides[9] = {};
+  std::int64_t low = 0, high = 0;
+  bool empty() const {
+    for (std::size_t d = 0; d < rank; ++d)
+      if (sizes[d] == 0) return true;
+    return false;
+  }
+};
+
+/// Strides for `sizes`: packed, a permutation with padding and random signs, small
+/// arbitrary signed values (broadcasts and interleavings), or packed with one dimension
+/// reversed or broadcast.
+layout decode_layout(byte_reader& r, std::size_t rank, const std::size_t* sizes) {
+  layout l;
+  l.rank = rank;
+  std::copy(sizes, sizes + rank, l.sizes);
+  const std::uint8_t mode = r.u8() % 4;
+  if (mode == 2) {
+    for (std::size_t d = 0; d < rank; ++d) l.strides[d] = static_cast<std::int8_t>(r.u8()) % 7;
+  } else {
+    std::vector<std::pair<std::uint8_t, std::size_t>> order;
+    for (std::size_t d = 0; d < rank; ++d) order.push_back({mode == 1 ? r.u8() : std::uint8_t{0}, d});
+    std::stable_sort(order.begin(), order.end());
+    std::int64_t running = 1;
+    for (std::size_t k = rank; k-- > 0;) {
+      const std::size_t d = order[k].second;
+      l.strides[d] = running;
+      running = running * static_cast<std::int64_t>(std::max<std::size_t>(sizes[d], 1));
+      if (running > max_arena_elements) running = max_arena_elements + 1;  // too big: skipped by the caller
+      if (mode == 1) {
+        running += r.u8() % 3;
+        if (r.u8() & 1) l.strides[d] = -l.strides[d];
+      }
+    }
+    if (mode == 3 && rank > 0) {
+      const std::uint8_t b = r.u8();
+      l.strides[b % rank] = (b & 0x80) ? 0 : -l.strides[b % rank];
+    }
+  }
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (sizes[d] == 0) continue;
+    const std::int64_t reach = static_cast<std::int64_t>(sizes[d] - 1) * l.strides[d];
+    (reach < 0 ? l.low : l.high) += reach;
+  }
+  return l;
+}
+
+/// True when every index tuple of the layout has its own address (exact, by enumeration).
+bool distinct_addresses(const layout& l) {
+  if (l.empty()) return true;
+  std::vector<bool> seen(static_cast<std::size_t>(l.high - l.low + 1));
+  std::size_t index[9] = {};
+  for (;;) {
+    std::int64_t offset = -l.low;
+    for (std::size_t d = 0; d < l.rank; ++d) offset += static_cast<std::int64_t>(index[d]) * l.strides[d];
+    if (seen[static_cast<std::size_t>(offset)]) return false;
+    seen[static_cast<std::size_t>(offset)] = true;
+    std::size_t d = l.rank;
+    for (; d-- > 0;) {
+      if (++index[d] < l.sizes[d]) break;
+      index[d] = 0;
+    }
+    if (d == static_cast<std::size_t>(-1)) return true;
+  }
+}
+
+bool interleaving(const layout& l) {
+  std::uint64_t sizes[9];
+  std::int64_t strides[9];
+  for (std::size_t d = 0; d < l.rank; ++d) {
+    sizes[d] = l.sizes[d];
+    strides[d] = l.strides[d];
+  }
+  return fuzzref::interleaves(static_cast<std::uint32_t>(l.rank), sizes, strides);
+}
+
+template <class T>
+struct arena {
+  std::vector<T> data;
+  std::vector<T> snapshot;
+};
+
+template <class T>
+void fill(std::vector<T>& v, std::uint32_t code, bool product, fuzzref::random_bits& rng) {
+  fuzzref::fill_elements(reinterpret_cast<unsigned char*>(v.data()), v.size() * sizeof(T), code, product, rng);
+}
+
+template <class T>
+void run(byte_reader& r, std::uint8_t flags) {
+  using C = tally::carry_type<T>;
+  constexpr std::uint32_t code = type_code<T>();
+  constexpr std::uint32_t carry_code = std::is_same_v<T, tally::half> ? 1 : code;
+  const bool product = flags & 1, exclusive = flags & 2;
+  const std::uint8_t more = r.u8();
+  const bool use_carry_in = more & 1, use_carry_out = more & 2, same_carry = (more & 4) && use_carry_in && use_carry_out;
+  const bool keepdims = more & 8, bad_carry = (more & 0x30) == 0x30, separate = more & 0x40;
+  const bool out_rank_differs = (more & 0x80) && (r.u8() & 1);
+
+  const std::uint8_t rank_byte = r.u8();
+  const std::size_t rank = rank_byte < 0xf8 ? 1 + rank_byte % 8u : (rank_byte & 1 ? 9 : 0);
+  const int axis = static_cast<std::int8_t>(r.u8()) % 10;
+  const std::uint8_t direction_byte = r.u8();
+  const std::uint32_t direction = direction_byte < 0xf0 ? direction_byte & 1u : r.u32();
+  std::size_t sizes[9] = {};
+  for (std::size_t d = 0; d < rank; ++d) sizes[d] = decode_size(r);
+  std::size_t out_sizes[9];
+  std::copy(sizes, sizes + 9, out_sizes);
+  if ((flags & 0x10) && rank > 0) out_sizes[r.u8() % rank] += 1;
+  const std::size_t out_rank = out_rank_differs ? (rank <= 1 ? rank + 1 : rank - 1) : rank;
+  if (out_rank > rank) out_sizes[rank] = 1;
+
+  const layout in_l = decode_layout(r, rank, sizes);
+  const layout out_l = decode_layout(r, out_rank, out_sizes);
+  const std::int64_t in_extra = r.u8() % 16, out_extra = r.u8() % 16;
+  // Bases: each view starts far enough in to keep its lowest element in the arena.
+  const std::int64_t in_base = -in_l.low + in_extra, out_base = -out_l.low + out_extra;
+  const std::int64_t in_end = in_base + in_l.high + 1, out_end = out_base + out_l.high + 1;
+  if (std::max(in_end, out_end) > max_arena_elements || in_end + out_end > max_arena_elements) return;
+
+  arena<T> a, b;  // b holds the output when the views are in separate buffers
+  a.data.resize(static_cast<std::size_t>(separate ? in_end : std::max(in_end, out_end)));
+  if (separate) b.data.resize(static_cast<std::size_t>(out_end));
+  fuzzref::random_bits rng{r.u64()};
+  fill(a.data, code, product, rng);
+  fill(b.data, code, product, rng);
+  T* out_arena = separate ? b.data.data() : a.data.data();
+
+  // Carries: the input's shape without the axis (or with it at size 1), packed, in their
+  // own buffer of carry_type<T>; carry_out may be the very same view as carry_in.
+  const int signed_rank = static_cast<int>(rank);
+  const bool axis_ok = rank >= 1 && rank <= 8 && axis >= -signed_rank && axis < signed_rank;
+  const std::size_t axis_index = axis_ok ? static_cast<std::size_t>(axis < 0 ? axis + signed_rank : axis) : 0;
+  std::size_t carry_sizes[9] = {};
+  std::size_t carry_rank = 0;
+  std::size_t carry_count = 1;
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (d == axis_index && !keepdims) continue;
+    carry_sizes[carry_rank++] = d == axis_index ? 1 : sizes[d];
+  }
+  if (bad_carry && carry_rank > 0) carry_sizes[r.u8() % carry_rank] += 1;
+  for (std::size_t d = 0; d < carry_rank; ++d) {
+    carry_count *= carry_sizes[d];
+    // A broadcast input can have far more elements than the arena: its carry would too.
+    if (carry_count > static_cast<std::size_t>(max_arena_elements)) return;
+  }
+  arena<C> carries;
+  const std::size_t carry_in_at = 0, carry_out_at = same_carry ? 0 : carry_count;
+  carries.data.resize(std::max<std::size_t>(1, 2 * carry_count));
+  fill(carries.data, carry_code, product, rng);
+
+  a.snapshot = a.data;
+  b.snapshot = b.data;
+  carries.snapshot = carries.data;
+
+  tally::scan_options options;
+  options.direction = static_cast<tally::axis_direction>(direction);
+  options.exclusive = exclusive;
+  options.threads = (flags & 0x20) ? 2 : 1;
+
+  // The reference rules for "this call must succeed".
+  const bool carry_shape_ok = !bad_carry && carry_rank >= 1;  // rank-1 inputs keep a rank-1 carry only with keepdims
+  const bool wants_carry = use_carry_in || use_carry_out;
+  bool must_succeed = axis_ok && out_rank == rank && direction <= 1 && (flags & 0x10) == 0 &&
+                      distinct_addresses(out_l) && (!wants_carry || carry_shape_ok);
+  // Empty views are valid whatever their strides (nothing can overlap).
+  const bool may_refuse_as_overlap = interleaving(out_l) && !out_l.empty();
+
+  bool threw = false;
+  try {
+    const tally::tensor_view<const T> in(a.data.data() + in_base, rank, sizes, in_l.strides);
+    const tally::tensor_view<T> out(out_arena + out_base, out_rank, out_sizes, out_l.strides);
+    tally::tensor_view<const C> carry_in;
+    tally::tensor_view<C> carry_out;
+    if (use_carry_in) carry_in = tally::tensor_view<const C>(carries.data.data() + carry_in_at, carry_rank, carry_sizes);
+    if (use_carry_out) carry_out = tally::tensor_view<C>(carries.data.data() + carry_out_at, carry_rank, carry_sizes);
+    if (wants_carry) {
+      if (product) tally::cumprod<T>(in, out, axis, options, carry_in, carry_out);
+      else tally::cumsum<T>(in, out, axis, options, carry_in, carry_out);
+    } else {
+      if (product) tally::cumprod<T>(in, out, axis, options);
+      else tally::cumsum<T>(in, out, axis, options);
+    }
+  } catch (const tally::error& e) {
+    threw = true;
+    if (must_succeed && !(may_refuse_as_overlap && e.code() == tally::status_code::overlapping_output)) {
+      std::fprintf(stderr, "tally threw %s: %s\n", to_string(e.code()), e.what());
+      fuzzref::fail("the typed layer refused a call the reference rules accept");
+    }
+  }
+  if (threw) {
+    if (a.data != a.snapshot || b.data != b.snapshot || carries.data != carries.snapshot)
+      fuzzref::fail("a refused typed call changed a buffer");
+    return;
+  }
+  if (!must_succeed) fuzzref::fail("the typed layer accepted a call the reference rules refuse");
+
+  // Expected buffers: the snapshots, with the output (and carry_out) elements replaced by
+  // the scan of the snapshot's input elements.
+  std::vector<T> expected_a = a.snapshot, expected_b = b.snapshot;
+  std::vector<C> expected_carries = carries.snapshot;
+  std::vector<bool> unchecked_out((separate ? expected_b : expected_a).size());
+  std::vector<bool> unchecked_carry(expected_carries.size());
+  T* expected_out = separate ? expected_b.data() : expected_a.data();
+  const auto* in_bytes = reinterpret_cast<const unsigned char*>(a.snapshot.data());
+  const auto* carry_bytes = reinterpret_cast<const unsigned char*>(carries.snapshot.data());
+
+  bool any_line = !out_l.empty() || (in_l.sizes[axis_index] == 0);
+  for (std::size_t d = 0; d < rank; ++d)
+    if (d != axis_index && sizes[d] == 0) any_line = false;
+  std::size_t index[9] = {};
+  const fuzzref::line_spec spec{code, product, exclusive, direction == 1, sizes[axis_index]};
+  while (any_line) {
+    std::int64_t in_at = in_base, out_at = out_base, carry_at = 0;
+    for (std::size_t d = 0, c = 0, packed = carry_count; d < rank; ++d) {
+      in_at += static_cast<std::int64_t>(index[d]) * in_l.strides[d];
+      out_at += static_cast<std::int64_t>(index[d]) * out_l.strides[d];
+      if (d == axis_index && !keepdims) continue;
+      packed /= carry_sizes[c];
+      carry_at += static_cast<std::int64_t>(index[d] * packed);
+      ++c;
+    }
+    auto read = [&](std::uint64_t i) {
+      const std::int64_t element = in_at + static_cast<std::int64_t>(i) * in_l.strides[axis_index];
+      return fuzzref::read_element(in_bytes + element * static_cast<std::int64_t>(sizeof(T)), code);
+    };
+    auto write = [&](std::uint64_t i, const fuzzref::running& value) {
+      const std::int64_t element = out_at + static_cast<std::int64_t>(i) * out_l.strides[axis_index];
+      if (!fuzzref::write_element(reinterpret_cast<unsigned char*>(expected_out + element), code, value))
+        unchecked_out[static_cast<std::size_t>(element)] = true;
+    };
+    fuzzref::element_value carry_value;
+    if (use_carry_in)
+      carry_value = fuzzref::read_element(carry_bytes + (carry_in_at + static_cast<std::size_t>(carry_at)) * sizeof(C),
+                                          carry_code);
+    fuzzref::running total(code, product);
+    const bool is_float = fuzzref::is_float_type(code);
+    fuzzref::scan_line(spec, read, write, use_carry_in && is_float ? &carry_value.f : nullptr,
+                       use_carry_in && !is_float ? &carry_value.b : nullptr, &total);
+    if (use_carry_out) {
+      const std::size_t element = carry_out_at + static_cast<std::size_t>(carry_at);
+      // A half scan's carry is its float32 running value: the exact value, as float.
+      fuzzref::running as_carry = total;
+      as_carry.type = carry_code;
+      if (!fuzzref::write_element(reinterpret_cast<unsigned char*>(expected_carries.data() + element), carry_code,
+                                  as_carry))
+        unchecked_carry[element] = true;
+    }
+    std::size_t d = rank;
+    for (; d-- > 0;) {
+      if (d == axis_index) continue;
+      if (++index[d] < sizes[d]) break;
+      index[d] = 0;
+    }
+    if (d == static_cast<std::size_t>(-1)) break;
+  }
+
+  auto describe = [&](const char* name, const layout& l, std::int64_t base) {
+    std::fprintf(stderr, "  %s: base %lld sizes/strides", name, static_cast<long long>(base));
+    for (std::size_t d = 0; d < l.rank; ++d) std::fprintf(stderr, " %zu/%td", l.sizes[d], l.strides[d]);
+    std::fprintf(stderr, "\n");
+  };
+  auto compare = [&](const auto& actual, auto& expected, const std::vector<bool>* unchecked, const char* what) {
+    for (std::size_t i = 0; i < actual.size(); ++i) {
+      if (unchecked && (*unchecked)[i]) continue;
+      if (std::memcmp(&actual[i], &expected[i], sizeof actual[i]) != 0) {
+        std::uint64_t got = 0, want = 0;
+        std::memcpy(&got, &actual[i], sizeof actual[i]);
+        std::memcpy(&want, &expected[i], sizeof actual[i]);
+        std::fprintf(stderr, "%s element %zu differs: bits 0x%llx, expected 0x%llx\n", what, i,
+                     static_cast<unsigned long long>(got), static_cast<unsigned long long>(want));
+        std::fprintf(stderr, "  type %u %s %s %s axis %d threads %u carry_in %d carry_out %d same %d keepdims %d separate %d\n",
+                     code, product ? "cumprod" : "cumsum", exclusive ? "exclusive" : "inclusive",
+                     direction ? "decreasing" : "increasing", axis, options.threads, use_carry_in, use_carry_out,
+                     same_carry, keepdims, separate);
+        describe("in", in_l, in_base);
+        describe("out", out_l, out_base);
+        fuzzref::fail("typed result differs from the reference");
+      }
+    }
+  };
+  compare(a.data, expected_a, separate ? nullptr : &unchecked_out, "buffer");
+  compare(b.data, expected_b, separate ? &unchecked_out : nullptr, "output buffer");
+  compare(carries.data, expected_carries, &unchecked_carry, "carry buffer");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  byte_reader r{data, size};
+  const std::uint8_t flags = r.u8();
+  switch (r.u8() % 9) {
+    case 0: run<float>(r, flags); break;
+    case 1: run<double>(r, flags); break;
+    case 2: run<tally::half>(r, flags); break;
+    case 3: run<std::int8_t>(r, flags); break;
+    case 4: run<std::uint8_t>(r, flags); break;
+    case 5: run<std::int16_t>(r, flags); break;
+    case 6: run<std::int32_t>(r, flags); break;
+    case 7: run<std::uint64_t>(r, flags); break;
+    default: run<std::int64_t>(r, flags); break;
+  }
+  return 0;
+}
