@@ -335,7 +335,7 @@ void run_scan(const scan_layout& layout, const scan_operands<T>& operands, bool 
   const scan_plan plan = make_plan<T>(layout, threads);
 
   // Fewer lines than threads, and long ones: split each line across the threads instead.
-  if (plan.shape == kernel_shape::lines && plan.tasks < threads &&
+  if (plan.shape == kernel_shape::lines && plan.tasks < threads && !sequential_order_v<Op, T> &&
       layout.axis_size >= 2 * threads * block_elements) {
     const scan_job<Op, T> job{plan, operands, exclusive, stream, kernels};
     split_line_job<Op, T> split(kernels, layout.axis_in_stride < 0, exclusive, stream, layout.axis_size);

@@ -120,5 +120,14 @@ struct product_op {
   }
 };
 
+/// Floating-point products run in the plain sequential order. Regrouping them is not
+/// just a rounding matter: a sub-product can overflow to inf (or underflow to 0) where
+/// the running product does not, and 0 * inf then writes NaN where NumPy writes 0. In
+/// sequential order the results equal NumPy's bit for bit, for every layout, thread
+/// count and chunking. (Sums keep the faster trees: their regrouping stays within the
+/// rounding bound.)
+template <class Op, class T>
+inline constexpr bool sequential_order_v = std::is_same_v<Op, product_op> && !std::is_integral_v<T>;
+
 }  // namespace detail
 TALLY_END_NAMESPACE

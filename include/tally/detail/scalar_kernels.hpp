@@ -16,6 +16,16 @@ template <class Op, class T>
 void scan_line(line_state<acc_t<T>>& s, const T* in, std::ptrdiff_t in_step, T* out,
                std::ptrdiff_t out_step, std::size_t n, bool exclusive) noexcept {
   using A = acc_t<T>;
+  if constexpr (sequential_order_v<Op, T>) {  // one running value, no blocks
+    A running = Op::combine(s.offset, s.local), last = s.last;
+    for (std::size_t i = 0; i < n; ++i, in += in_step, out += out_step) {
+      running = Op::combine(running, to_acc(*in));
+      *out = from_acc<T>(exclusive ? last : running);
+      last = running;
+    }
+    s = line_state<A>{running, Op::template identity<A>(), last, 0};
+    return;
+  }
   A offset = s.offset, local = s.local, last = s.last;
   std::size_t position = s.position;
   for (std::size_t i = 0; i < n; ++i) {

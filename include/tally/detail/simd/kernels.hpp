@@ -18,6 +18,29 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
   using A = acc_t<T>;
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
+  if constexpr (sequential_order_v<Op, T>) {
+    // Floating-point products: one running value in order (see ops.hpp); the vectors
+    // only convert W elements at a time (float16 through F16C).
+    A running = Op::combine(s.offset, s.local), last = s.last;
+    alignas(64) A buffer[W];
+    std::size_t i = 0;
+    for (; i + W <= n; i += W) {
+      V::store(buffer, V::load(Reverse ? in - i - (W - 1) : in + i));
+      for (std::size_t j = 0; j < W; ++j) {
+        A& value = buffer[Reverse ? W - 1 - j : j];
+        running = Op::combine(running, value);
+        value = exclusive ? last : running;
+        last = running;
+      }
+      V::store(Reverse ? out - i - (W - 1) : out + i, V::load(static_cast<const A*>(buffer)));
+    }
+    line_state<A> rest{running, Op::template identity<A>(), last, 0};
+    const std::ptrdiff_t step = Reverse ? -1 : 1;
+    const auto done = static_cast<std::ptrdiff_t>(i) * step;
+    scalar::scan_line<Op, T>(rest, in + done, step, out + done, step, n - i, exclusive);
+    s = rest;
+    return;
+  }
   constexpr bool exact = std::is_integral_v<T>;  // integers: no blocks needed, order is free
   // Non-temporal stores need every vector store aligned; the first store decides.
   const T* first_store = Reverse ? out - (W - 1) : out;
