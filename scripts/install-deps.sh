@@ -7,9 +7,9 @@ what=${1:-tests}
 packages=(cmake g++ make)
 case "$what" in
   examples) ;;
-  tests) packages+=(catch2 clang libclang-rt-dev python3-numpy pkg-config libeigen3-dev libopenmpi-dev openmpi-bin) ;;
+  tests) packages+=(catch2 clang libclang-rt-dev python3-numpy pkg-config libeigen3-dev libopenmpi-dev openmpi-bin doxygen) ;;
   bench) packages+=(libbenchmark-dev libeigen3-dev python3-matplotlib) ;;
-  ci) packages+=(catch2 clang libclang-rt-dev python3-numpy pkg-config libeigen3-dev libopenmpi-dev openmpi-bin
+  ci) packages+=(catch2 clang libclang-rt-dev python3-numpy pkg-config libeigen3-dev libopenmpi-dev openmpi-bin doxygen
                  g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user) ;;
   *) echo "usage: $0 examples|tests|bench|ci" >&2; exit 2 ;;
 esac
