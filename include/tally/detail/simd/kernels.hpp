@@ -101,6 +101,12 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
   s.position = exact ? 0 : position;
 }
 
+/// Whether the vector offers tree_totals (16 rows' scan totals at once).
+template <class V, class = void>
+inline constexpr bool has_tree_totals = false;
+template <class V>
+inline constexpr bool has_tree_totals<V, std::void_t<decltype(V::has_tree_totals)>> = V::has_tree_totals;
+
 /// The block-local total of `n` contiguous elements, computed with exactly the
 /// operations scan_contiguous_dir uses for its block-local chain, so that a block's
 /// total and the block's last output agree bit for bit (the thread split relies on it).
@@ -112,6 +118,21 @@ TALLY_SIMD_TARGET acc_t<T> reduce_contiguous_dir(const T* in, std::size_t n) noe
   constexpr std::size_t W = V::width;
   reg local = V::broadcast(Op::template identity<A>());
   std::size_t j = 0;
+  if constexpr (has_tree_totals<V> && std::is_same_v<Op, sum_op>) {
+    // Sixteen vectors at a time: their tree totals, then the same chain of adds.
+    alignas(64) A totals[16];
+    A loc = Op::template identity<A>();
+    for (; j + 16 * W <= n; j += 16 * W) {
+      reg rows[16];
+      for (std::size_t r = 0; r < 16; ++r) {
+        const std::size_t at = j + r * W;
+        rows[r] = Reverse ? V::reverse(V::load(in - at - (W - 1))) : V::load(in + at);
+      }
+      V::store(totals, V::tree_totals(rows));
+      for (std::size_t r = 0; r < 16; ++r) loc = Op::combine(loc, totals[r]);
+    }
+    local = V::broadcast(loc);
+  }
   for (; j + W <= n; j += W) {
     const reg x = Reverse ? V::reverse(V::load(in - j - (W - 1))) : V::load(in + j);
     local = V::template combine<Op>(local, V::broadcast_last(V::template scan<Op>(x)));
