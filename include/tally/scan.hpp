@@ -110,7 +110,7 @@ void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis_arg, const
   if (options.direction != axis_direction::increasing && options.direction != axis_direction::decreasing)
     throw error(status_code::invalid_direction,
                 "direction is " + std::to_string(static_cast<unsigned>(options.direction)) + "; it must be 0 or 1");
-  if (!out.empty() && has_self_overlap(out.rank(), out.extents(), out.strides()))
+  if (has_self_overlap(out.rank(), out.extents(), out.strides()))
     throw error(status_code::overlapping_output,
                 "the output view has distinct elements at one address (a zero or interleaving stride)");
 
@@ -119,7 +119,7 @@ void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis_arg, const
   if (carry_in.rank() != 0) carry_strides(carry_in, in, axis, "carry_in", carry_in_strides);
   if (carry_out.rank() != 0) {
     carry_strides(carry_out, in, axis, "carry_out", carry_out_strides);
-    if (!carry_out.empty() && has_self_overlap(carry_out.rank(), carry_out.extents(), carry_out.strides()))
+    if (has_self_overlap(carry_out.rank(), carry_out.extents(), carry_out.strides()))
       throw error(status_code::overlapping_output, "carry_out has distinct elements at one address");
     if (may_overlap(carry_out, in) || may_overlap(carry_out, out))
       throw error(status_code::overlapping_buffers, "carry_out overlaps the input or the output");

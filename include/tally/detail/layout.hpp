@@ -120,8 +120,10 @@ inline bool has_self_overlap(std::size_t rank, const std::size_t* sizes,
                              const std::ptrdiff_t* strides) noexcept {
   std::size_t order[max_rank];
   std::size_t n = 0;
-  for (std::size_t d = 0; d < rank; ++d)
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (sizes[d] == 0) return false;  // no elements, nothing to share an address
     if (sizes[d] > 1) order[n++] = d;
+  }
   sort_small(order, n, [&](std::size_t a, std::size_t b) { return std::abs(strides[a]) < std::abs(strides[b]); });
   unsigned long long span = 1;  // elements covered by the dimensions visited so far
   for (std::size_t i = 0; i < n; ++i) {
