@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
+#include "half.hpp"
 #include "version.hpp"
 
 TALLY_BEGIN_NAMESPACE
@@ -76,5 +78,41 @@ constexpr const char* to_string(data_type t) noexcept {
   }
   return "invalid";
 }
+
+/// The data_type of C++ element type T (cv-qualifiers ignored): float32, float16 for
+/// tally::half, float64, and the integer types by width and signedness (so `char`,
+/// `long` and `long long` map like the fixed-width types of their size). Any other type
+/// maps to data_type::unknown. This is the one type list of the library: what scans
+/// accept and what the descriptor layer dispatches to are both derived from it.
+template <class T, class = void>
+struct data_type_of : std::integral_constant<data_type, data_type::unknown> {};
+/// float32.
+template <>
+struct data_type_of<float> : std::integral_constant<data_type, data_type::float32> {};
+/// float16.
+template <>
+struct data_type_of<half> : std::integral_constant<data_type, data_type::float16> {};
+/// float64.
+template <>
+struct data_type_of<double> : std::integral_constant<data_type, data_type::float64> {};
+/// Integers of 1, 2, 4 or 8 bytes (bool and 128-bit integers excluded).
+template <class T>
+struct data_type_of<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8>>
+    : std::integral_constant<data_type, std::is_signed_v<T> ? (sizeof(T) == 1   ? data_type::int8
+                                                               : sizeof(T) == 2 ? data_type::int16
+                                                               : sizeof(T) == 4 ? data_type::int32
+                                                                                : data_type::int64)
+                                                            : (sizeof(T) == 1   ? data_type::uint8
+                                                               : sizeof(T) == 2 ? data_type::uint16
+                                                               : sizeof(T) == 4 ? data_type::uint32
+                                                                                : data_type::uint64)> {};
+
+/// `data_type_of<T>::value`: for example data_type_of_v<std::int16_t> == data_type::int16.
+template <class T>
+inline constexpr data_type data_type_of_v = data_type_of<std::remove_cv_t<T>>::value;
+
+/// True for the C++ types tally scans (those with a data_type).
+template <class T>
+inline constexpr bool is_element_type_v = data_type_of_v<T> != data_type::unknown;
 
 TALLY_END_NAMESPACE

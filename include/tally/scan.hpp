@@ -17,15 +17,17 @@
 
 TALLY_BEGIN_NAMESPACE
 
-/// Options of a typed scan.
-struct scan_options {
+/// Options of a typed scan: where to run (threads, a host pool: the execution_options
+/// it extends) and what to compute.
+struct scan_options : execution_options {
+  /// `{direction, exclusive, threads}` in that order, each optional.
+  scan_options(axis_direction direction_ = axis_direction::increasing, bool exclusive_ = false,
+               unsigned threads_ = 1) noexcept
+      : execution_options{threads_, nullptr, nullptr}, direction(direction_), exclusive(exclusive_) {}
+
   /// Increasing: scan from index 0; decreasing: from the last index.
   axis_direction direction = axis_direction::increasing;
   bool exclusive = false;  ///< Y[i] excludes X[i]; the first output is the identity (or the carry)
-  /// Threads: 1 creates none, 0 means one per hardware thread; results never depend on it.
-  unsigned threads = 1;
-  parallel_for_function parallel_for = nullptr;  ///< a host thread pool (see parallel.hpp)
-  void* host = nullptr;                          ///< passed back to parallel_for
 };
 
 /// The type of a carry for element type T: the running value itself, so float for
@@ -97,7 +99,7 @@ void pass_carries(const tensor_view<const T>& in, std::size_t axis, const tensor
 template <class Op, class T>
 void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis_arg, const scan_options& options,
                 tensor_view<const carry_t<T>> carry_in, tensor_view<carry_t<T>> carry_out) {
-  static_assert(is_element_type_v<T>,
+  static_assert(tally::is_element_type_v<T>,
                 "tally scans float, double, tally::half and 8/16/32/64-bit integers");
   if (in.rank() != out.rank())
     throw error(status_code::dimension_count_mismatch, "input rank " + std::to_string(in.rank()) +
@@ -149,11 +151,7 @@ void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis_arg, const
   p.out = out.data() + layout.offset[out_operand];
   if (carry_in.rank() != 0) p.carry_in = carry_in.data() + layout.offset[carry_in_operand];
   if (carry_out.rank() != 0) p.carry_out = carry_out.data() + layout.offset[carry_out_operand];
-  execution_options exec;
-  exec.threads = options.threads;
-  exec.parallel_for = options.parallel_for;
-  exec.host = options.host;
-  run_scan<Op, T>(layout, p, options.exclusive, exec);
+  run_scan<Op, T>(layout, p, options.exclusive, options);
 }
 
 }  // namespace detail

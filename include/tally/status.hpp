@@ -30,6 +30,7 @@ enum class status_code : std::uint32_t {
   misaligned_buffer,         ///< a buffer pointer not aligned to its element size
   overlapping_buffers,       ///< input and output overlap other than exactly (descriptor layer)
   invalid_carry,             ///< a carry view whose shape does not match (typed layer)
+  unsupported_operator,      ///< an operator type tally does not implement (DirectML adapter)
 };
 
 /// The enumerator's name, for messages and logs.
@@ -51,6 +52,7 @@ constexpr const char* to_string(status_code c) noexcept {
     case status_code::misaligned_buffer: return "misaligned_buffer";
     case status_code::overlapping_buffers: return "overlapping_buffers";
     case status_code::invalid_carry: return "invalid_carry";
+    case status_code::unsupported_operator: return "unsupported_operator";
   }
   return "invalid";
 }

@@ -14,11 +14,6 @@
 TALLY_BEGIN_NAMESPACE
 namespace detail {
 
-template <class T>
-inline constexpr bool is_element_type_v =
-    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, half> ||
-    (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8);
-
 template <class T, bool = std::is_integral_v<T>>
 struct accumulator {
   using type = T;  // float, double
