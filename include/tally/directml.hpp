@@ -292,12 +292,16 @@ namespace directml {
 inline constexpr int cumulative_summation_type = 105;
 inline constexpr int cumulative_product_type = 145;  ///< DML_OPERATOR_CUMULATIVE_PRODUCT
 
-/// The HRESULT for a tally status: S_OK for success, E_INVALIDARG for every refusal
+/// The HRESULT for a tally status: S_OK for success, DXGI_ERROR_UNSUPPORTED for an
+/// operator type tally does not implement, E_INVALIDARG for every other refusal
 /// (DirectML's code for an invalid description or binding), including unsupported data
 /// types, which DirectML also reports as E_INVALIDARG when an operator does not take them.
-/// (execute() itself returns E_POINTER for a null buffer and DXGI_ERROR_UNSUPPORTED for an
-/// operator type tally does not implement; neither comes from a status alone.)
-constexpr HRESULT to_hresult(status_code code) noexcept { return code == status_code::ok ? S_OK : E_INVALIDARG; }
+/// (execute() itself returns E_POINTER for a null buffer, which no status alone tells.)
+constexpr HRESULT to_hresult(status_code code) noexcept {
+  return code == status_code::ok                     ? S_OK
+         : code == status_code::unsupported_operator ? DXGI_ERROR_UNSUPPORTED
+                                                     : E_INVALIDARG;
+}
 
 /// Same as to_hresult(s.code()).
 inline HRESULT to_hresult(const status& s) noexcept { return to_hresult(s.code()); }
@@ -374,12 +378,11 @@ inline status convert(const DML_CUMULATIVE_PRODUCT_OPERATOR_DESC& d, operator_de
 #endif
 
 /// Converts a DML_OPERATOR_DESC whose Type is DML_OPERATOR_CUMULATIVE_SUMMATION or
-/// DML_OPERATOR_CUMULATIVE_PRODUCT. Any other type is refused (code
-/// unsupported_data_type, the nearest tally has; execute() reports DXGI_ERROR_UNSUPPORTED).
+/// DML_OPERATOR_CUMULATIVE_PRODUCT. Any other type is refused with unsupported_operator.
 inline status convert(const DML_OPERATOR_DESC& d, operator_desc& out) noexcept {
   const int type = static_cast<int>(d.Type);
   if (type != cumulative_summation_type && type != cumulative_product_type)
-    return status(status_code::unsupported_data_type,
+    return status(status_code::unsupported_operator,
                   "DML_OPERATOR_DESC.Type is %d; tally implements only DML_OPERATOR_CUMULATIVE_SUMMATION (105) "
                   "and DML_OPERATOR_CUMULATIVE_PRODUCT (145)",
                   type);
@@ -393,18 +396,21 @@ inline status convert(const DML_OPERATOR_DESC& d, operator_desc& out) noexcept {
     return convert(*static_cast<const DML_CUMULATIVE_PRODUCT_OPERATOR_DESC*>(d.Desc), out);
 #endif
   // Only reachable with a DirectML.h older than the operator: the struct is not declared.
-  return status(status_code::unsupported_data_type,
+  return status(status_code::unsupported_operator,
                 "DML_OPERATOR_DESC.Type %d needs a newer DML_TARGET_VERSION than this DirectML.h declares", type);
 }
 
 namespace detail {
-inline bool is_known_operator(const DML_OPERATOR_DESC& d) noexcept {
-  const int type = static_cast<int>(d.Type);
-  return type == cumulative_summation_type || type == cumulative_product_type;
-}
-
 inline void report(status* details, const status& s) noexcept {
   if (details) *details = s;
+}
+
+/// Converts and checks `desc` once; on success `op` and `r` describe it.
+inline status check(const DML_OPERATOR_DESC& desc, operator_desc& op, tally::detail::scan_request& r) noexcept {
+  if (status s = convert(desc, op); !s) return s;
+  return op.type == cumulative_summation_type
+             ? tally::detail::check_operator(op.summation(), "cumulative_summation_desc", r)
+             : tally::detail::check_operator(op.product(), "cumulative_product_desc", r);
 }
 }  // namespace detail
 
@@ -414,10 +420,9 @@ inline void report(status* details, const status& s) noexcept {
 /// status (its message names the field and the values).
 inline HRESULT validate(const DML_OPERATOR_DESC& desc, status* details = nullptr) noexcept {
   operator_desc op;
-  status s = convert(desc, op);
-  if (s) s = op.type == cumulative_summation_type ? tally::validate(op.summation()) : tally::validate(op.product());
+  tally::detail::scan_request r;
+  const status s = detail::check(desc, op, r);
   detail::report(details, s);
-  if (!s && !detail::is_known_operator(desc)) return DXGI_ERROR_UNSUPPORTED;
   return to_hresult(s);
 }
 
@@ -429,19 +434,20 @@ inline HRESULT validate(const DML_OPERATOR_DESC& desc, status* details = nullptr
 inline HRESULT execute(const DML_OPERATOR_DESC& desc, const void* input, void* output,
                        const execution_options& options = {}, status* details = nullptr) noexcept {
   operator_desc op;
-  status s = convert(desc, op);
-  if (s) s = op.type == cumulative_summation_type ? tally::validate(op.summation()) : tally::validate(op.product());
-  if (!s) {
-    detail::report(details, s);
-    return detail::is_known_operator(desc) ? to_hresult(s) : DXGI_ERROR_UNSUPPORTED;
-  }
-  if (!input || !output) {
+  tally::detail::scan_request r;
+  status s = detail::check(desc, op, r);
+  if (s && (!input || !output)) {
     detail::report(details, status(status_code::null_pointer, "the %s buffer pointer is null",
                                    input ? "output" : "input"));
     return E_POINTER;
   }
-  s = op.type == cumulative_summation_type ? tally::execute(op.summation(), input, output, options)
-                                           : tally::execute(op.product(), input, output, options);
+  if (s) s = tally::detail::check_buffers(op.input, op.output, r, input, output);
+  if (s) {
+    if (op.type == cumulative_summation_type)
+      tally::detail::execute_checked<tally::detail::sum_op>(r, input, output, options);
+    else
+      tally::detail::execute_checked<tally::detail::product_op>(r, input, output, options);
+  }
   detail::report(details, s);
   return to_hresult(s);
 }

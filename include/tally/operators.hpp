@@ -5,9 +5,9 @@
 #include <cstdint>
 
 #include "data_type.hpp"
-#include "detail/engine.hpp"
-#include "detail/type_switch.hpp"
-#include "detail/validate_desc.hpp"
+#include "detail/dispatch/element_type.hpp"
+#include "detail/run/run_scan.hpp"
+#include "detail/validate/descriptor.hpp"
 #include "parallel.hpp"
 #include "status.hpp"
 #include "tensor_desc.hpp"
@@ -37,33 +37,33 @@ namespace detail {
 inline bool is_exclusive(const cumulative_summation_desc& d) noexcept { return d.has_exclusive_sum; }
 inline bool is_exclusive(const cumulative_product_desc& d) noexcept { return d.has_exclusive_product; }
 
+/// The descriptor checks of an operator; on success `r` is its checked request.
 template <class Desc>
-status validate_operator(const Desc& desc, const char* name) noexcept {
-  return validate_desc(&desc, name, desc.axis, static_cast<std::uint32_t>(desc.direction));
+status check_operator(const Desc& desc, const char* name, scan_request& r) noexcept {
+  if (status s = check_descriptor(&desc, name, desc.axis, static_cast<std::uint32_t>(desc.direction), r); !s)
+    return s;
+  r.exclusive = is_exclusive(desc);
+  return {};
+}
+
+/// Runs a checked request whose buffers have passed check_buffers.
+template <class Op>
+void execute_checked(const scan_request& r, const void* input, void* output,
+                     const execution_options& options) noexcept {
+  visit_data_type(r.type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_scan<Op, T>(r, static_cast<const T*>(input), static_cast<T*>(output), nullptr, nullptr,
+                    executor::from(options));
+  });
 }
 
 template <class Op, class Desc>
 status execute_operator(const Desc& desc, const char* name, const void* input, void* output,
                         const execution_options& options) noexcept {
-  if (status s = validate_operator(desc, name); !s) return s;
-  if (status s = check_buffers(*desc.input, *desc.output, input, output); !s) return s;
-  const tensor_desc& in = *desc.input;
-  const std::size_t rank = in.dimension_count;
-  std::size_t sizes[max_rank];
-  std::ptrdiff_t in_strides[max_rank], out_strides[max_rank], no_carry[max_rank] = {};
-  for (std::size_t d = 0; d < rank; ++d) sizes[d] = in.sizes[d];
-  effective_strides(in, in_strides);
-  effective_strides(*desc.output, out_strides);
-  const std::ptrdiff_t* strides[operand_count] = {in_strides, out_strides, no_carry, no_carry};
-  const scan_layout layout =
-      normalize(rank, sizes, strides, desc.axis, desc.direction == axis_direction::decreasing);
-  visit_data_type(in.type, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    scan_operands<T> p;
-    p.in = static_cast<const T*>(input) + layout.offset[in_operand];
-    p.out = static_cast<T*>(output) + layout.offset[out_operand];
-    run_scan<Op, T>(layout, p, is_exclusive(desc), options);
-  });
+  scan_request r;
+  if (status s = check_operator(desc, name, r); !s) return s;
+  if (status s = check_buffers(*desc.input, *desc.output, r, input, output); !s) return s;
+  execute_checked<Op>(r, input, output, options);
   return {};
 }
 
@@ -71,12 +71,14 @@ status execute_operator(const Desc& desc, const char* name, const void* input, v
 
 /// Checks a summation descriptor against DirectML's rules; nothing is executed.
 [[nodiscard]] inline status validate(const cumulative_summation_desc& desc) noexcept {
-  return detail::validate_operator(desc, "cumulative_summation_desc");
+  detail::scan_request r;
+  return detail::check_operator(desc, "cumulative_summation_desc", r);
 }
 
 /// Checks a product descriptor against DirectML's rules; nothing is executed.
 [[nodiscard]] inline status validate(const cumulative_product_desc& desc) noexcept {
-  return detail::validate_operator(desc, "cumulative_product_desc");
+  detail::scan_request r;
+  return detail::check_operator(desc, "cumulative_product_desc", r);
 }
 
 /// Validates, checks the buffers (non-null, aligned, disjoint or exactly in place) and

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "version.hpp"
+#include "detail/config.hpp"
 
 TALLY_BEGIN_NAMESPACE
 
@@ -31,6 +31,7 @@ enum class status_code : std::uint32_t {
   overlapping_buffers,       ///< input and output overlap other than exactly (descriptor layer)
   invalid_carry,             ///< a carry view whose shape does not match (typed layer)
   unsupported_operator,      ///< an operator type tally does not implement (DirectML adapter)
+  out_of_memory,             ///< a temporary could not be allocated; nothing was written
 };
 
 /// The enumerator's name, for messages and logs.
@@ -53,6 +54,7 @@ constexpr const char* to_string(status_code c) noexcept {
     case status_code::overlapping_buffers: return "overlapping_buffers";
     case status_code::invalid_carry: return "invalid_carry";
     case status_code::unsupported_operator: return "unsupported_operator";
+    case status_code::out_of_memory: return "out_of_memory";
   }
   return "invalid";
 }
@@ -65,9 +67,7 @@ class status {
   status() noexcept = default;
 
   /// A status with `code` and a printf-style message.
-#if defined(__GNUC__)
-  __attribute__((format(printf, 3, 4)))
-#endif
+  TALLY_PRINTF_MEMBER(3, 4)
   status(status_code code, const char* format, ...) noexcept
       : code_(code) {
     va_list args;

@@ -5,12 +5,12 @@
 #include <cstdint>
 
 #include "data_type.hpp"
-#include "detail/checked.hpp"
+#include "detail/layout/strided_layout.hpp"
 
 TALLY_BEGIN_NAMESPACE
 
 /// Largest dimension count tally accepts (DirectML's DML_TENSOR_DIMENSION_COUNT_MAX1).
-inline constexpr std::uint32_t max_dimension_count = 8;
+inline constexpr std::uint32_t max_dimension_count = static_cast<std::uint32_t>(detail::max_rank);
 
 /// A tensor in a buffer, exactly DirectML's DML_BUFFER_TENSOR_DESC without the flags and
 /// guaranteed base alignment. Strides count elements; nullptr means packed row-major.
@@ -31,15 +31,13 @@ inline std::uint64_t calc_buffer_tensor_size(data_type type, std::uint32_t dimen
   const std::uint64_t element = element_size(type);
   if (!sizes || element == 0 || dimension_count == 0 || dimension_count > max_dimension_count)
     return 0;
-  detail::checked_u64 last_index{0};
-  detail::checked_u64 packed_stride{1};
-  for (std::uint32_t i = dimension_count; i-- > 0;) {
-    if (sizes[i] == 0) return 0;
-    const detail::checked_u64 stride = strides ? detail::checked_u64{strides[i]} : packed_stride;
-    last_index = last_index + detail::checked_u64{sizes[i] - 1u} * stride;
-    if (!strides) packed_stride = packed_stride * detail::checked_u64{sizes[i]};
-  }
-  const detail::checked_u64 bytes = (last_index + detail::checked_u64{1}) * detail::checked_u64{element};
+  for (std::uint32_t d = 0; d < dimension_count; ++d)
+    if (sizes[d] == 0) return 0;
+  // Elements up to the last one: the element count when packed (whose strides could
+  // themselves overflow), else the strided span.
+  const detail::strided_layout layout = detail::strided_layout::make(dimension_count, sizes, strides);
+  const detail::checked_u64 span = strides ? layout.required_span() : layout.checked_count();
+  const detail::checked_u64 bytes = span * detail::checked_u64{element};
   const detail::checked_u64 rounded = (bytes + detail::checked_u64{3}) / 4 * detail::checked_u64{4};
   return rounded.overflow ? 0 : rounded.value;
 }

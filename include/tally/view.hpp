@@ -8,7 +8,7 @@
 #include <initializer_list>
 #include <type_traits>
 
-#include "detail/checked.hpp"
+#include "detail/layout/strided_layout.hpp"
 #include "status.hpp"
 
 TALLY_BEGIN_NAMESPACE
@@ -22,7 +22,7 @@ class tensor_view {
  public:
   using element_type = T;                     ///< the element type, const for a read-only view
   using value_type = std::remove_cv_t<T>;     ///< the element type without const
-  static constexpr std::size_t max_rank = 8;  ///< the most dimensions a view has
+  static constexpr std::size_t max_rank = detail::max_rank;  ///< the most dimensions a view has (8)
 
   /// No tensor (rank 0): used for "absent", e.g. an optional carry.
   tensor_view() noexcept = default;
@@ -35,60 +35,43 @@ class tensor_view {
   tensor_view(T* data, std::initializer_list<std::size_t> sizes, std::initializer_list<std::ptrdiff_t> strides)
       : tensor_view(data, sizes.size(), sizes.begin(), strides.begin()) {
     if (strides.size() != sizes.size())
-      throw error(status_code::dimension_count_mismatch, "tensor_view: " + std::to_string(sizes.size()) +
-                                                             " sizes but " + std::to_string(strides.size()) +
-                                                             " strides");
+      throw error(status(status_code::dimension_count_mismatch, "tensor_view: %zu sizes but %zu strides",
+                         sizes.size(), strides.size()));
   }
 
   /// Rank known at run time; `strides == nullptr` means packed row-major.
   tensor_view(T* data, std::size_t rank, const std::size_t* sizes, const std::ptrdiff_t* strides = nullptr)
-      : data_(data), rank_(rank) {
+      : data_(data) {
     if (rank < 1 || rank > max_rank)
-      throw error(status_code::invalid_dimension_count,
-                  "tensor_view: rank is " + std::to_string(rank) + "; it must be 1..8");
-    detail::checked_u64 count{1}, span{0};
-    for (std::size_t d = rank; d-- > 0;) {
-      sizes_[d] = sizes[d];
-      strides_[d] = strides ? strides[d] : static_cast<std::ptrdiff_t>(count.value);
-      count = count * detail::checked_u64{sizes[d]};
-      const std::uint64_t magnitude =
-          strides_[d] < 0 ? 0 - static_cast<std::uint64_t>(strides_[d]) : static_cast<std::uint64_t>(strides_[d]);
-      if (sizes[d] > 0) span = span + detail::checked_u64{sizes[d] - 1} * detail::checked_u64{magnitude};
-    }
+      throw error(status(status_code::invalid_dimension_count, "tensor_view: rank is %zu; it must be 1..%zu", rank,
+                         max_rank));
+    layout_ = detail::strided_layout::make(rank, sizes, strides);
+    const detail::checked_u64 count = layout_.checked_count(), span = layout_.required_span();
     const std::uint64_t limit = static_cast<std::uint64_t>(PTRDIFF_MAX) / sizeof(T);
     if (count.overflow || span.overflow || count.value > limit || span.value > limit)
-      throw error(status_code::size_overflow, "tensor_view: the sizes and strides overflow 64-bit offsets");
-    if (!data && count.value != 0) throw error(status_code::null_pointer, "tensor_view: data is null");
+      throw error(status(status_code::size_overflow, "tensor_view: the sizes and strides overflow 64-bit offsets"));
+    if (!data && count.value != 0) throw error(status(status_code::null_pointer, "tensor_view: data is null"));
   }
 
   /// A view of const elements from a view of mutable ones.
   template <class U, std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>, int> = 0>
-  tensor_view(const tensor_view<U>& other) noexcept : data_(other.data()), rank_(other.rank()) {
-    for (std::size_t d = 0; d < rank_; ++d) {
-      sizes_[d] = other.extent(d);
-      strides_[d] = other.stride(d);
-    }
-  }
+  tensor_view(const tensor_view<U>& other) noexcept
+      : data_(other.data()), layout_(detail::strided_layout::make(other.rank(), other.extents(), other.strides())) {}
 
   /// Pointer to the element at index 0 in every dimension.
   T* data() const noexcept { return data_; }
   /// Number of dimensions: 1..8, or 0 for no tensor.
-  std::size_t rank() const noexcept { return rank_; }
+  std::size_t rank() const noexcept { return layout_.rank; }
   /// Size of dimension d.
-  std::size_t extent(std::size_t d) const noexcept { return sizes_[d]; }
+  std::size_t extent(std::size_t d) const noexcept { return layout_.extents[d]; }
   /// Stride of dimension d, in elements.
-  std::ptrdiff_t stride(std::size_t d) const noexcept { return strides_[d]; }
+  std::ptrdiff_t stride(std::size_t d) const noexcept { return layout_.strides[d]; }
   /// The rank() sizes.
-  const std::size_t* extents() const noexcept { return sizes_; }
+  const std::size_t* extents() const noexcept { return layout_.extents; }
   /// The rank() strides, in elements.
-  const std::ptrdiff_t* strides() const noexcept { return strides_; }
+  const std::ptrdiff_t* strides() const noexcept { return layout_.strides; }
   /// Number of elements (1 for no dimensions is not used: rank 0 means no tensor).
-  std::size_t size() const noexcept {
-    if (rank_ == 0) return 0;
-    std::size_t n = 1;
-    for (std::size_t d = 0; d < rank_; ++d) n *= sizes_[d];
-    return n;
-  }
+  std::size_t size() const noexcept { return layout_.count(); }
   /// True when the view has no elements (or is no tensor).
   bool empty() const noexcept { return size() == 0; }
 
@@ -98,15 +81,13 @@ class tensor_view {
     static_assert(sizeof...(I) <= max_rank, "too many indices");
     const std::ptrdiff_t index[] = {static_cast<std::ptrdiff_t>(indices)...};
     std::ptrdiff_t offset = 0;
-    for (std::size_t d = 0; d < sizeof...(I); ++d) offset += index[d] * strides_[d];
+    for (std::size_t d = 0; d < sizeof...(I); ++d) offset += index[d] * layout_.strides[d];
     return data_[offset];
   }
 
  private:
   T* data_ = nullptr;
-  std::size_t rank_ = 0;
-  std::size_t sizes_[max_rank] = {};
-  std::ptrdiff_t strides_[max_rank] = {};
+  detail::strided_layout layout_;
 };
 
 TALLY_END_NAMESPACE

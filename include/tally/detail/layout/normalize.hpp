@@ -8,28 +8,12 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdint>
 #include <cstdlib>
-#include <utility>
 
-#include "../version.hpp"
+#include "request.hpp"
 
 TALLY_BEGIN_NAMESPACE
 namespace detail {
-
-inline constexpr std::size_t max_rank = 8;
-
-/// Stable insertion sort for the few (<= 8) dimensions of a layout; std::sort's
-/// 16-element threshold makes GCC 12 warn about bounds on arrays this small.
-template <class T, class Less>
-void sort_small(T* first, std::size_t n, Less less) noexcept {
-  for (std::size_t i = 1; i < n; ++i)
-    for (std::size_t j = i; j > 0 && less(first[j], first[j - 1]); --j) std::swap(first[j], first[j - 1]);
-}
-
-/// Operands of a scan. The carries have the input's shape without the axis.
-enum operand : int { in_operand = 0, out_operand = 1, carry_in_operand = 2, carry_out_operand = 3 };
-inline constexpr int operand_count = 4;
 
 struct layout_dim {
   std::size_t size = 1;
@@ -51,15 +35,17 @@ struct scan_layout {
   }
 };
 
-/// `strides[op][d]` for d in 0..rank; a carry operand that is absent has all-zero strides.
-inline scan_layout normalize(std::size_t rank, const std::size_t* sizes,
-                             const std::ptrdiff_t* const* strides, std::size_t axis,
-                             bool decreasing) noexcept {
+inline scan_layout normalize(const scan_request& r) noexcept {
+  const std::size_t rank = r.rank, axis = r.axis;
+  const std::size_t* sizes = r.extents;
+  const auto& strides = r.strides;
   scan_layout layout;
   layout.axis_size = sizes[axis];
-  layout.axis_in_stride = strides[in_operand][axis];
-  layout.axis_out_stride = strides[out_operand][axis];
-  if (decreasing) {
+  // An axis of one element never steps: its strides, whatever they are, must not enter
+  // any arithmetic (NumPy allows PTRDIFF_MIN there, whose negation overflows).
+  layout.axis_in_stride = sizes[axis] > 1 ? strides[in_operand][axis] : 0;
+  layout.axis_out_stride = sizes[axis] > 1 ? strides[out_operand][axis] : 0;
+  if (r.decreasing) {
     const auto last = static_cast<std::ptrdiff_t>(layout.axis_size) - 1;
     layout.offset[in_operand] += last * layout.axis_in_stride;
     layout.offset[out_operand] += last * layout.axis_out_stride;
@@ -110,28 +96,6 @@ inline scan_layout normalize(std::size_t rank, const std::size_t* sizes,
   }
   layout.outer_rank = merged;
   return layout;
-}
-
-/// True when two distinct index tuples can reach one address: some dimension of size > 1
-/// has stride 0, or, visiting dimensions by increasing |stride|, a stride is smaller than
-/// the span of the dimensions before it (interleaving). This is DirectML's rule; it also
-/// rejects a few exotic non-overlapping interleavings, which is the safe side.
-inline bool has_self_overlap(std::size_t rank, const std::size_t* sizes,
-                             const std::ptrdiff_t* strides) noexcept {
-  std::size_t order[max_rank];
-  std::size_t n = 0;
-  for (std::size_t d = 0; d < rank; ++d) {
-    if (sizes[d] == 0) return false;  // no elements, nothing to share an address
-    if (sizes[d] > 1) order[n++] = d;
-  }
-  sort_small(order, n, [&](std::size_t a, std::size_t b) { return std::abs(strides[a]) < std::abs(strides[b]); });
-  unsigned long long span = 1;  // elements covered by the dimensions visited so far
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto stride = static_cast<unsigned long long>(std::abs(strides[order[i]]));
-    if (stride < span) return true;
-    span = stride * (sizes[order[i]] - 1) + span;
-  }
-  return false;
 }
 
 }  // namespace detail

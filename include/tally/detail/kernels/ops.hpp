@@ -9,7 +9,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "../half.hpp"
+#include "../../half.hpp"
 
 TALLY_BEGIN_NAMESPACE
 namespace detail {
@@ -114,6 +114,9 @@ struct product_op {
     return A(1);
   }
 };
+
+template <class Op>
+inline constexpr bool is_sum = std::is_same_v<Op, sum_op>;
 
 /// Floating-point products run in the plain sequential order. Regrouping them is not
 /// just a rounding matter: a sub-product can overflow to inf (or underflow to 0) where

@@ -4,7 +4,7 @@
 // zeros included).
 #pragma once
 
-#include "../cpu.hpp"
+#include "../../config.hpp"
 
 #if TALLY_X86_SIMD
 
@@ -18,9 +18,6 @@ namespace detail {
 namespace avx2 {
 
 #define TALLY_T TALLY_TARGET_AVX2 inline
-
-template <class Op>
-inline constexpr bool is_sum = std::is_same_v<Op, sum_op>;
 
 /// 8 float lanes: float32, and float16 converted on load and store (F16C).
 struct f32 {
@@ -271,12 +268,6 @@ struct transpose32 {
 };
 
 #undef TALLY_T
-
-template <class T>
-using vec_for = std::conditional_t<
-    std::is_same_v<T, float> || std::is_same_v<T, half>, f32,
-    std::conditional_t<std::is_same_v<T, double>, f64,
-                       std::conditional_t<sizeof(T) == 8, i64, std::conditional_t<sizeof(T) == 4, i32, i16>>>>;
 
 }  // namespace avx2
 }  // namespace detail

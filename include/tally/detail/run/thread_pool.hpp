@@ -1,7 +1,5 @@
-// Running independent tasks on several threads. tally's own threads live in one lazily
-// created pool (none exists until a call asks for more than one thread); a host can
-// replace it with its own pool through execution_options::parallel_for. Which thread
-// runs which task never changes a result.
+// tally's own threads: one lazily created pool (none exists until a call asks for more
+// than one thread). Which thread runs which task never changes a result.
 #pragma once
 
 #include <algorithm>
@@ -13,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "../parallel.hpp"
+#include "../config.hpp"
 
 TALLY_BEGIN_NAMESPACE
 namespace detail {
@@ -67,7 +65,7 @@ class thread_pool {
     drain();
     for (unsigned spin = 0; running_.load(std::memory_order_acquire) != 0; ++spin) {
       if (spin < spin_limit) {
-        pause();
+        spin_pause();
       } else {
         std::unique_lock<std::mutex> lock(mutex_);
         done_.wait(lock, [this] { return running_.load(std::memory_order_acquire) == 0; });
@@ -90,14 +88,6 @@ class thread_pool {
 
   thread_pool() = default;
 
-  static void pause() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#else
-    std::this_thread::yield();
-#endif
-  }
-
   void drain() noexcept {
     for (std::size_t i; (i = next_.fetch_add(1, std::memory_order_relaxed)) < count_;) task_(context_, i);
   }
@@ -107,7 +97,7 @@ class thread_pool {
     for (;;) {
       std::uint64_t now = generation_.load(std::memory_order_acquire);
       for (unsigned spin = 0; now == seen && spin < spin_limit; ++spin) {
-        pause();
+        spin_pause();
         now = generation_.load(std::memory_order_acquire);
       }
       std::unique_lock<std::mutex> lock(mutex_);
@@ -137,38 +127,6 @@ class thread_pool {
   std::atomic<unsigned> running_{0};
   bool stop_ = false;
 };
-
-/// Runs task(context, i) for i in [0, count) on up to `threads` threads: the host's
-/// hook when given, else tally's pool; with one thread or one task, inline.
-inline void run_tasks(const execution_options& options, unsigned threads, std::size_t count, task_function task,
-                      void* context) noexcept {
-  if (count == 0) return;
-  if (threads <= 1 || count == 1) {
-    for (std::size_t i = 0; i < count; ++i) task(context, i);
-  } else if (options.parallel_for) {
-    options.parallel_for(options.host, count, task, context);
-  } else {
-    thread_pool::instance().run(count, threads, task, context);
-  }
-}
-
-/// Calls `f(begin, end)` over [0, count) cut into `parts` contiguous ranges, in parallel.
-template <class F>
-void parallel_ranges(const execution_options& options, std::size_t count, std::size_t parts, F& f) noexcept {
-  parts = std::min(parts, count);
-  struct context_t {
-    F* f;
-    std::size_t count, parts;
-  } context{&f, count, parts};
-  run_tasks(options, static_cast<unsigned>(std::max<std::size_t>(parts, 1)), parts,
-            [](void* c, std::size_t part) {
-              const auto& ctx = *static_cast<context_t*>(c);
-              const std::size_t begin = ctx.count * part / ctx.parts;
-              const std::size_t end = ctx.count * (part + 1) / ctx.parts;
-              if (begin < end) (*ctx.f)(begin, end);
-            },
-            &context);
-}
 
 }  // namespace detail
 TALLY_END_NAMESPACE

@@ -1,11 +1,12 @@
 // Portable kernels: plain C++ that any compiler can vectorize across columns. They are
-// the reference shape of every SIMD variant and the only path on non-x86 targets.
+// the reference shape of every SIMD target, a target of their own (the only one off
+// x86-64), and the strided kernel of every target.
 #pragma once
 
 #include <cstddef>
 #include <cstdlib>
 
-#include "line_state.hpp"
+#include "../kernel_set.hpp"
 
 TALLY_BEGIN_NAMESPACE
 namespace detail {
@@ -13,8 +14,8 @@ namespace scalar {
 
 /// Scans `n` elements of one line, `in_step`/`out_step` elements apart, continuing `s`.
 template <class Op, class T>
-void scan_line(line_state<acc_t<T>>& s, const T* in, std::ptrdiff_t in_step, T* out,
-               std::ptrdiff_t out_step, std::size_t n, bool exclusive) noexcept {
+void scan_strided(line_state<acc_t<T>>& s, const T* in, std::ptrdiff_t in_step, T* out,
+                  std::ptrdiff_t out_step, std::size_t n, bool exclusive) noexcept {
   using A = acc_t<T>;
   if constexpr (sequential_order_v<Op, T>) {  // one running value, no blocks
     A running = Op::combine(s.offset, s.local), last = s.last;
@@ -48,9 +49,17 @@ void scan_line(line_state<acc_t<T>>& s, const T* in, std::ptrdiff_t in_step, T* 
   s.position = position;
 }
 
-/// The block-local total of `n` elements, combined in the order scan_line uses.
+/// A contiguous line, walking memory downwards when `reverse`.
 template <class Op, class T>
-acc_t<T> reduce_line(const T* in, std::ptrdiff_t step, std::size_t n) noexcept {
+void scan_contiguous(line_state<acc_t<T>>& s, const T* in, T* out, bool reverse, std::size_t n, bool exclusive,
+                     bool /*stream*/) noexcept {
+  scan_strided<Op, T>(s, in, reverse ? -1 : 1, out, reverse ? -1 : 1, n, exclusive);
+}
+
+/// The block-local total of `n` contiguous elements, combined in the order scan_strided uses.
+template <class Op, class T>
+acc_t<T> reduce_contiguous(const T* in, bool reverse, std::size_t n) noexcept {
+  const std::ptrdiff_t step = reverse ? -1 : 1;
   acc_t<T> local = Op::template identity<acc_t<T>>();
   for (std::size_t i = 0; i < n; ++i, in += step) local = Op::combine(local, to_acc(*in));
   return local;
@@ -63,7 +72,7 @@ acc_t<T> reduce_line(const T* in, std::ptrdiff_t step, std::size_t n) noexcept {
 template <class Op, class T>
 void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T* out, std::ptrdiff_t out_row_stride,
                   std::size_t width, std::size_t rows, acc_t<T>* acc, bool exclusive,
-                  bool starts_are_carries) noexcept {
+                  bool starts_are_carries, bool /*stream*/) noexcept {
   using A = acc_t<T>;
   for (std::size_t k = 0; k < rows; ++k) {
     const T* row_in = in + static_cast<std::ptrdiff_t>(k) * in_row_stride;
@@ -100,6 +109,13 @@ void scatter_tile(const T* tile, std::size_t n_a, std::size_t n_b, std::size_t p
   }
 }
 
+template <class Op, class T>
+inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>, &scan_columns<Op, T>, &reduce_contiguous<Op, T>,
+                                           &scatter_tile<T>, &scan_strided<Op, T>};
+
 }  // namespace scalar
+
+TALLY_REGISTER_TARGET_KERNELS(scalar)
+
 }  // namespace detail
 TALLY_END_NAMESPACE

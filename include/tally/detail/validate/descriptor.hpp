@@ -1,25 +1,16 @@
-// DirectML's validation rules for the descriptor layer (spec section 5), as one function
-// per stage so that execute() can reuse the descriptor checks before its buffer checks.
+// DirectML's validation rules for the descriptor layer (spec section 5). The descriptor
+// checks hand a scan_request forward; execute() adds the buffer checks on that request.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
-#include "../status.hpp"
-#include "../tensor_desc.hpp"
-#include "layout.hpp"
+#include "../../status.hpp"
+#include "../../tensor_desc.hpp"
+#include "../layout/request.hpp"
 
 TALLY_BEGIN_NAMESPACE
 namespace detail {
-
-/// A tensor desc's effective strides (packed when none are given), as signed elements.
-inline void effective_strides(const tensor_desc& t, std::ptrdiff_t* out) noexcept {
-  std::uint64_t packed = 1;
-  for (std::uint32_t d = t.dimension_count; d-- > 0;) {
-    out[d] = static_cast<std::ptrdiff_t>(t.strides ? t.strides[d] : packed);
-    packed *= t.sizes[d];
-  }
-}
 
 inline status check_tensor(const tensor_desc* t, const char* name) noexcept {
   if (!t) return status(status_code::null_pointer, "%s is null", name);
@@ -55,23 +46,11 @@ inline status check_buffer_size(const tensor_desc& t, const char* name) noexcept
   return {};
 }
 
-inline status check_output_overlap(const tensor_desc& t, const char* name) noexcept {
-  std::size_t sizes[max_rank];
-  std::ptrdiff_t strides[max_rank];
-  for (std::uint32_t d = 0; d < t.dimension_count; ++d) sizes[d] = t.sizes[d];
-  effective_strides(t, strides);
-  if (has_self_overlap(t.dimension_count, sizes, strides))
-    return status(status_code::overlapping_output,
-                  "%s.strides make distinct output elements share an address (a zero or "
-                  "interleaving stride on a dimension of size > 1)",
-                  name);
-  return {};
-}
-
-/// Everything DirectML checks of a cumulative operator's descriptor.
+/// Everything DirectML checks of a cumulative operator's descriptor; on success `r`
+/// holds the request (all but `exclusive`, which the operator's own field gives).
 template <class Desc>
-status validate_desc(const Desc* desc, const char* op_name, std::uint32_t axis,
-                     std::uint32_t direction) noexcept {
+status check_descriptor(const Desc* desc, const char* op_name, std::uint32_t axis, std::uint32_t direction,
+                        scan_request& r) noexcept {
   if (!desc) return status(status_code::null_pointer, "%s is null", op_name);
   if (status s = check_tensor(desc->input, "input"); !s) return s;
   if (status s = check_tensor(desc->output, "output"); !s) return s;
@@ -96,12 +75,25 @@ status validate_desc(const Desc* desc, const char* op_name, std::uint32_t axis,
                   "%s.direction is %u; it must be 0 (increasing) or 1 (decreasing)", op_name, direction);
   if (status s = check_buffer_size(in, "input"); !s) return s;
   if (status s = check_buffer_size(out, "output"); !s) return s;
-  return check_output_overlap(out, "output");
+  const strided_layout out_layout = strided_layout::make(out.dimension_count, out.sizes, out.strides);
+  if (!out_layout.is_unique())
+    return status(status_code::overlapping_output,
+                  "output.strides make distinct output elements share an address (a zero or "
+                  "interleaving stride on a dimension of size > 1)");
+  r.type = in.type;
+  r.rank = in.dimension_count;
+  for (std::size_t d = 0; d < r.rank; ++d) r.extents[d] = in.sizes[d];
+  r.set_strides(in_operand, strided_layout::make(in.dimension_count, in.sizes, in.strides));
+  r.set_strides(out_operand, out_layout);
+  r.axis = axis;
+  r.decreasing = direction == static_cast<std::uint32_t>(axis_direction::decreasing);
+  return {};
 }
 
 /// The execution-time rules: buffers present, aligned, and either disjoint or the same
 /// binding exactly (same base pointer, strides and total size: DirectML's in-place rule).
-inline status check_buffers(const tensor_desc& in, const tensor_desc& out, const void* input,
+/// `r` is the checked request of the descriptor that `in` and `out` belong to.
+inline status check_buffers(const tensor_desc& in, const tensor_desc& out, const scan_request& r, const void* input,
                             const void* output) noexcept {
   if (!input) return status(status_code::null_pointer, "the input buffer pointer is null");
   if (!output) return status(status_code::null_pointer, "the output buffer pointer is null");
@@ -123,12 +115,9 @@ inline status check_buffers(const tensor_desc& in, const tensor_desc& out, const
   const bool disjoint = in_address + in.total_tensor_size_in_bytes <= out_address ||
                         out_address + out.total_tensor_size_in_bytes <= in_address;
   if (disjoint) return {};
-  std::ptrdiff_t in_strides[max_rank], out_strides[max_rank];
-  effective_strides(in, in_strides);
-  effective_strides(out, out_strides);
   const bool same_binding = in_address == out_address &&
                             in.total_tensor_size_in_bytes == out.total_tensor_size_in_bytes &&
-                            std::memcmp(in_strides, out_strides, in.dimension_count * sizeof(std::ptrdiff_t)) == 0;
+                            std::memcmp(r.strides[in_operand], r.strides[out_operand], r.rank * sizeof(std::ptrdiff_t)) == 0;
   if (!same_binding)
     return status(status_code::overlapping_buffers,
                   "the input and output buffers overlap; in-place execution needs the same base "

@@ -1,10 +1,19 @@
 // The SIMD kernels, written once over a vector vocabulary and compiled for each
 // instruction set: this file has no include guard on purpose and is included inside
-// namespace detail::<isa> after defining TALLY_SIMD_TARGET (that ISA's target attribute)
-// and `vec_for<T>` (its vector for element type T). Vector vocabulary:
+// namespace detail::<target> (by kernels/<target>/target.hpp) after defining
+// TALLY_SIMD_TARGET (that target's function attribute) and the vector structs f32 (float
+// and float16), f64, i16 (8- and 16-bit integers), i32, i64 and transpose32. It defines
+// the target's kernel table `kernels<Op, T>`. Vector vocabulary:
 //   reg, width, broadcast(a), load(p), store(p, v), stream(p, v), reverse(v),
 //   broadcast_last(v), shift_in(v, prev) = [prev[W-1], v[0..W-2]], first(v), last(v),
 //   combine<Op>(a, b), scan<Op>(v) (inclusive prefix inside the register).
+
+/// The vector for element type T.
+template <class T>
+using vec_for = std::conditional_t<
+    std::is_same_v<T, float> || std::is_same_v<T, half>, f32,
+    std::conditional_t<std::is_same_v<T, double>, f64,
+                       std::conditional_t<sizeof(T) == 8, i64, std::conditional_t<sizeof(T) == 4, i32, i16>>>>;
 
 /// A contiguous line, the hot loop of every scan along the innermost axis. Per vector:
 /// an in-register prefix, plus the broadcast block-local running value, plus the offset
@@ -37,7 +46,7 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
     line_state<A> rest{running, Op::template identity<A>(), last, 0};
     const std::ptrdiff_t step = Reverse ? -1 : 1;
     const auto done = static_cast<std::ptrdiff_t>(i) * step;
-    scalar::scan_line<Op, T>(rest, in + done, step, out + done, step, n - i, exclusive);
+    scalar::scan_strided<Op, T>(rest, in + done, step, out + done, step, n - i, exclusive);
     s = rest;
     return;
   }
@@ -222,3 +231,7 @@ TALLY_SIMD_TARGET void scatter_tile(const T* tile, std::size_t n_a, std::size_t 
   }
   scalar::scatter_tile(tile, n_a, n_b, pitch, out, stride_a, stride_b);
 }
+
+template <class Op, class T>
+inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>, &scan_columns<Op, T>, &reduce_contiguous<Op, T>,
+                                           &scatter_tile<T>, &scalar::scan_strided<Op, T>};

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "../version.hpp"
+#include "../config.hpp"
 
 TALLY_BEGIN_NAMESPACE
 namespace detail {
@@ -16,13 +16,13 @@ struct checked_u64 {
 
 inline checked_u64 operator+(checked_u64 a, checked_u64 b) noexcept {
   checked_u64 r;
-  r.overflow = a.overflow || b.overflow || __builtin_add_overflow(a.value, b.value, &r.value);
+  r.overflow = a.overflow || b.overflow || add_overflows(a.value, b.value, &r.value);
   return r;
 }
 
 inline checked_u64 operator*(checked_u64 a, checked_u64 b) noexcept {
   checked_u64 r;
-  r.overflow = a.overflow || b.overflow || __builtin_mul_overflow(a.value, b.value, &r.value);
+  r.overflow = a.overflow || b.overflow || mul_overflows(a.value, b.value, &r.value);
   return r;
 }
 

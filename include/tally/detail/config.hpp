@@ -1,0 +1,84 @@
+// Every compiler-specific spelling tally uses, in one place: overflow checks, the printf
+// format attribute, diagnostic pragmas, the spin-wait hint, and the x86 SIMD target
+// attributes. Nothing else under include/ names a compiler.
+#pragma once
+
+#include "../version.hpp"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TALLY_GNU_LIKE 1
+#else
+#define TALLY_GNU_LIKE 0
+#endif
+
+/// printf-style checking of a member function's format argument (`this` is argument 1).
+#if TALLY_GNU_LIKE
+#define TALLY_PRINTF_MEMBER(format_index, first_arg) __attribute__((format(printf, format_index, first_arg)))
+#else
+#define TALLY_PRINTF_MEMBER(format_index, first_arg)
+#endif
+
+/// The x86 SIMD kernels: compiled with per-function target attributes (never with -m
+/// flags for a whole translation unit), so one binary carries every variant.
+#if (defined(__x86_64__) || defined(_M_X64)) && TALLY_GNU_LIKE && !defined(TALLY_NO_SIMD)
+#define TALLY_X86_SIMD 1
+#define TALLY_TARGET_AVX2 __attribute__((target("avx2,f16c,fma,bmi,bmi2,popcnt")))
+#define TALLY_TARGET_AVX512 \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c,fma,bmi,bmi2,popcnt")))
+#else
+#define TALLY_X86_SIMD 0
+#endif
+
+/// GCC 12 reports its own intrinsics (which start from _mm*_undefined_*()) as "maybe
+/// uninitialized" once they are inlined into target-attributed code: a false positive,
+/// silenced around the SIMD kernels only.
+#if defined(__GNUC__) && !defined(__clang__)
+#define TALLY_SIMD_WARNINGS_BEGIN \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"") \
+      _Pragma("GCC diagnostic ignored \"-Wuninitialized\"")
+#define TALLY_SIMD_WARNINGS_END _Pragma("GCC diagnostic pop")
+#else
+#define TALLY_SIMD_WARNINGS_BEGIN
+#define TALLY_SIMD_WARNINGS_END
+#endif
+
+#include <cstdint>
+#if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
+#include <immintrin.h>
+#endif
+#include <thread>
+
+TALLY_BEGIN_NAMESPACE
+namespace detail {
+
+/// a + b into *r; true on unsigned 64-bit overflow.
+inline bool add_overflows(std::uint64_t a, std::uint64_t b, std::uint64_t* r) noexcept {
+#if TALLY_GNU_LIKE
+  return __builtin_add_overflow(a, b, r);
+#else
+  *r = a + b;
+  return *r < a;
+#endif
+}
+
+/// a * b into *r; true on unsigned 64-bit overflow.
+inline bool mul_overflows(std::uint64_t a, std::uint64_t b, std::uint64_t* r) noexcept {
+#if TALLY_GNU_LIKE
+  return __builtin_mul_overflow(a, b, r);
+#else
+  *r = a * b;
+  return a != 0 && *r / a != b;
+#endif
+}
+
+/// A spin-wait hint: the pause instruction where there is one, else a yield.
+inline void spin_pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+}  // namespace detail
+TALLY_END_NAMESPACE

@@ -1,0 +1,37 @@
+// Every tuning number of the planner and the runner, in one place (as CUB's policy
+// types). None of them changes a result: the arithmetic of a line depends only on
+// block_elements (kernels/line_state.hpp), which is part of the numeric contract.
+#pragma once
+
+#include <cstddef>
+
+#include "../../version.hpp"
+
+TALLY_BEGIN_NAMESPACE
+namespace detail {
+
+struct tuning {
+  /// Elements of the L1 tile of the gathered shapes: `gather_short_side` lines times
+  /// `gather_elements / gather_short_side` axis positions, or the other way round. The
+  /// side that is contiguous in the input is the long one, so memory is read in long
+  /// runs; the scatter then writes runs of the short side.
+  static constexpr std::size_t gather_elements = 4096;
+  static constexpr std::size_t gather_short_side = 16;  // a multiple of every vector width
+  /// Bytes of the running row of the columns shape: it stays in L1.
+  static constexpr std::size_t column_tile_bytes = 16384;
+  /// Columns a tile keeps at least, when a wide row is cut between threads.
+  static constexpr std::size_t min_column_tile = 64;
+  /// Elements a task should cover at least before another thread is worth using.
+  static constexpr std::size_t min_elements_per_part = std::size_t{1} << 16;
+  /// Outputs at least this large are written with non-temporal stores: they would only
+  /// evict the input from cache, and a write-allocate would read them from memory first.
+  static constexpr std::size_t nontemporal_bytes = std::size_t{16} << 20;
+  /// A long line split across threads goes in rounds of this many input bytes per part,
+  /// re-read from cache by the second pass...
+  static constexpr std::size_t split_part_bytes = std::size_t{1} << 20;
+  /// ...and at most this many blocks per round (keeps the job small enough for any stack).
+  static constexpr std::size_t split_max_round_blocks = 256;
+};
+
+}  // namespace detail
+TALLY_END_NAMESPACE

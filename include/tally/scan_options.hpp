@@ -1,0 +1,23 @@
+/// @file
+/// @brief `tally::scan_options`: the options of a typed scan.
+#pragma once
+
+#include "data_type.hpp"
+#include "parallel.hpp"
+
+TALLY_BEGIN_NAMESPACE
+
+/// Options of a typed scan: where to run (threads, a host pool: the execution_options
+/// it extends) and what to compute.
+struct scan_options : execution_options {
+  /// `{direction, exclusive, threads}` in that order, each optional.
+  scan_options(axis_direction direction_ = axis_direction::increasing, bool exclusive_ = false,
+               unsigned threads_ = 1) noexcept
+      : execution_options{threads_, nullptr, nullptr}, direction(direction_), exclusive(exclusive_) {}
+
+  /// Increasing: scan from index 0; decreasing: from the last index.
+  axis_direction direction = axis_direction::increasing;
+  bool exclusive = false;  ///< Y[i] excludes X[i]; the first output is the identity (or the carry)
+};
+
+TALLY_END_NAMESPACE
