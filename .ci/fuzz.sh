@@ -20,7 +20,7 @@ command -v "$cxx" >/dev/null || { echo "fuzz.sh: $cxx not found (apt-get install
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 
-cmake -S fuzz -B "$build" "${generator[@]}" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S tests/fuzz -B "$build" "${generator[@]}" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j "${TALLY_FUZZ_JOBS:-2}"
 
 status=0
@@ -29,13 +29,13 @@ for target in fuzz_descriptor fuzz_typed; do
   findings="$build/findings/$target"
   rm -rf "$corpus" "$findings"
   mkdir -p "$corpus" "$findings"
-  cp fuzz/corpus/"${target#fuzz_}"/* "$corpus"/
-  # fuzz/regressions/<name>/ holds inputs that once found a bug: libFuzzer runs them
+  cp tests/fuzz/corpus/"${target#fuzz_}"/* "$corpus"/
+  # tests/fuzz/regressions/<name>/ holds inputs that once found a bug: libFuzzer runs them
   # first as a second (read-only) corpus directory.
   extra=()
-  [ -d "fuzz/regressions/${target#fuzz_}" ] && extra=("fuzz/regressions/${target#fuzz_}")
+  [ -d "tests/fuzz/regressions/${target#fuzz_}" ] && extra=("tests/fuzz/regressions/${target#fuzz_}")
   log="$build/$target.log"
-  echo "== $target: ${seconds}s on a copy of fuzz/corpus/${target#fuzz_}"
+  echo "== $target: ${seconds}s on a copy of tests/fuzz/corpus/${target#fuzz_}"
   set +e
   # -timeout: a single input taking 10 s is a hang; -rss_limit_mb: 2 GiB is a runaway.
   "$build/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \

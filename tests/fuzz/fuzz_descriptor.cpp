@@ -4,7 +4,7 @@
 // dimension count, sizes, strides, axis, direction, total sizes) and buffers allocated to
 // exactly the declared total_tensor_size_in_bytes, so that any access past the declared
 // end is an AddressSanitizer report. The property checked on every input:
-//   - validate() is ok exactly when the reference rules (fuzz/reference.hpp) say so;
+//   - validate() is ok exactly when the reference rules (reference.hpp) say so;
 //   - execute() is ok exactly when those rules and the buffer rules say so;
 //   - a refused execute() leaves every buffer byte-for-byte unchanged;
 //   - an accepted one writes exactly the reference result into the output elements and
