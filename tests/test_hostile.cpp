@@ -503,15 +503,6 @@ std::vector<std::uint64_t> offsets_of(const std::uint32_t* sizes, const std::uin
   return result;
 }
 
-template <class T>
-data_type type_of();
-template <>
-data_type type_of<float>() { return data_type::float32; }
-template <>
-data_type type_of<std::int8_t>() { return data_type::int8; }
-template <>
-data_type type_of<double>() { return data_type::float64; }
-
 /// Independent reference over the 12 elements, held by index (i, j, k) in row-major order.
 template <class T>
 std::vector<T> reference_3d(const std::vector<T>& x, std::uint32_t axis, bool decreasing, bool product) {
@@ -548,7 +539,7 @@ void run_descriptor_64_bit_offsets() {
   const std::uint32_t sizes[3] = {3, 2, 2};
   const std::uint32_t strides[3] = {u32_max, 0x80000000u, 1};
   const std::uint64_t strides64[3] = {u32_max, 0x80000000u, 1};
-  const data_type type = type_of<T>();
+  const data_type type = tally::data_type_of_v<T>;
   const std::uint64_t total = tally::calc_buffer_tensor_size(type, 3, sizes, strides);
   REQUIRE(total == (std::uint64_t{5} << 31) * sizeof(T));  // last index 5 * 2^31 - 1
   const std::vector<std::uint64_t> offsets = offsets_of(sizes, strides64);

@@ -23,21 +23,6 @@ namespace {
 
 using tally::half;
 
-template <class T>
-constexpr tally::data_type dtype_of() {
-  if constexpr (std::is_same_v<T, float>) return tally::data_type::float32;
-  else if constexpr (std::is_same_v<T, double>) return tally::data_type::float64;
-  else if constexpr (std::is_same_v<T, half>) return tally::data_type::float16;
-  else if constexpr (std::is_same_v<T, std::int8_t>) return tally::data_type::int8;
-  else if constexpr (std::is_same_v<T, std::int16_t>) return tally::data_type::int16;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return tally::data_type::int32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) return tally::data_type::int64;
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return tally::data_type::uint8;
-  else if constexpr (std::is_same_v<T, std::uint16_t>) return tally::data_type::uint16;
-  else if constexpr (std::is_same_v<T, std::uint32_t>) return tally::data_type::uint32;
-  else return tally::data_type::uint64;
-}
-
 /// binary16 bits -> double, written out from the IEEE format (independent of tally::half).
 double half_to_double(std::uint16_t bits) {
   const int sign = bits >> 15, exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
@@ -130,8 +115,8 @@ std::vector<std::pair<std::string, std::vector<T>>> scan_all_shapes(const std::v
   {  // the descriptor layer, packed 1-D
     std::vector<T> y(n);
     const std::uint32_t sizes[1] = {static_cast<std::uint32_t>(n)};
-    const tally::tensor_desc t{dtype_of<T>(), 1, sizes, nullptr,
-                               tally::calc_buffer_tensor_size(dtype_of<T>(), 1, sizes, nullptr)};
+    const tally::tensor_desc t{tally::data_type_of_v<T>, 1, sizes, nullptr,
+                               tally::calc_buffer_tensor_size(tally::data_type_of_v<T>, 1, sizes, nullptr)};
     const auto direction = options.direction;
     tally::execution_options exec;
     exec.threads = c.threads;

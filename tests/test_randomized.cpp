@@ -14,7 +14,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -22,62 +21,18 @@
 
 #include "catch.hpp"
 #include "reference.hpp"
+#include "support/bits.hpp"
+#include "support/random.hpp"
+#include "support/types.hpp"
 
 namespace {
 
+using tally_test::one_in;
+using tally_test::pick;
+using tally_test::rng_t;
 using tally_test::scan_op;
-using rng_t = std::mt19937_64;
-
-// Plain modulo instead of std::uniform_int_distribution: the sequence must not depend on
-// the standard library, so a seed reproduces the same case everywhere.
-std::uint64_t pick(rng_t& rng, std::uint64_t n) { return rng() % n; }
-bool one_in(rng_t& rng, std::uint64_t n) { return rng() % n == 0; }
-double unit(rng_t& rng) { return static_cast<double>(rng() >> 11) * 0x1p-53; }  // [0, 1)
-
-template <class T>
-struct type_info_of;
-#define TALLY_TEST_TYPE(T, E)                                       \
-  template <>                                                       \
-  struct type_info_of<T> {                                          \
-    static constexpr tally::data_type type = tally::data_type::E;   \
-  };
-TALLY_TEST_TYPE(float, float32)
-TALLY_TEST_TYPE(tally::half, float16)
-TALLY_TEST_TYPE(double, float64)
-TALLY_TEST_TYPE(std::int8_t, int8)
-TALLY_TEST_TYPE(std::int16_t, int16)
-TALLY_TEST_TYPE(std::int32_t, int32)
-TALLY_TEST_TYPE(std::int64_t, int64)
-TALLY_TEST_TYPE(std::uint8_t, uint8)
-TALLY_TEST_TYPE(std::uint16_t, uint16)
-TALLY_TEST_TYPE(std::uint32_t, uint32)
-TALLY_TEST_TYPE(std::uint64_t, uint64)
-#undef TALLY_TEST_TYPE
-
-template <class T>
-struct type_tag {
-  using type = T;
-};
-
-constexpr int type_count = 11;
-
-/// Calls f(type_tag<T>{}) for the element type number t (0..10).
-template <class F>
-void with_type(int t, F&& f) {
-  switch (t) {
-    case 0: f(type_tag<float>{}); break;
-    case 1: f(type_tag<tally::half>{}); break;
-    case 2: f(type_tag<double>{}); break;
-    case 3: f(type_tag<std::int8_t>{}); break;
-    case 4: f(type_tag<std::int16_t>{}); break;
-    case 5: f(type_tag<std::int32_t>{}); break;
-    case 6: f(type_tag<std::int64_t>{}); break;
-    case 7: f(type_tag<std::uint8_t>{}); break;
-    case 8: f(type_tag<std::uint16_t>{}); break;
-    case 9: f(type_tag<std::uint32_t>{}); break;
-    default: f(type_tag<std::uint64_t>{}); break;
-  }
-}
+using tally_test::type_count;
+using tally_test::unit;
 
 enum class front_door { descriptor, typed };
 enum class data_kind { exact, real };
@@ -87,7 +42,7 @@ struct scan_case {
   std::uint64_t seed = 0;
   front_door door = front_door::descriptor;
   data_kind data = data_kind::exact;
-  int type = 0;
+  int type = 0;  // index into tally_test::element_types
   scan_op op = scan_op::sum;
   std::size_t rank = 1;
   std::size_t sizes[8] = {};
@@ -101,10 +56,9 @@ struct scan_case {
 
 std::string describe(const scan_case& c) {
   std::ostringstream s;
-  const char* const type_names[type_count] = {"float32", "float16", "float64", "int8",   "int16", "int32",
-                                              "int64",   "uint8",   "uint16",  "uint32", "uint64"};
   s << "seed " << c.seed << " (TALLY_TEST_SEED=" << c.seed << ")"
-    << (c.door == front_door::descriptor ? " descriptor" : " typed") << " " << type_names[c.type]
+    << (c.door == front_door::descriptor ? " descriptor" : " typed") << " "
+    << tally_test::type_name(static_cast<std::size_t>(c.type))
     << (c.op == scan_op::sum ? " sum" : " product") << (c.data == data_kind::exact ? " exact" : " real")
     << " sizes {";
   for (std::size_t d = 0; d < c.rank; ++d) s << (d ? "," : "") << c.sizes[d];
@@ -171,6 +125,10 @@ scan_case make_case(std::uint64_t seed, front_door door, data_kind data, bool la
   c.data = data;
   c.type = static_cast<int>(pick(rng, type_count));
   if (data == data_kind::real) c.type = static_cast<int>(pick(rng, 3));  // the floating-point types
+  static_assert(std::is_same_v<tally_test::type_at_t<0>, float> &&
+                    std::is_same_v<tally_test::type_at_t<1>, tally::half> &&
+                    std::is_same_v<tally_test::type_at_t<2>, double>,
+                "element_types starts with the three floating-point types");
   c.op = one_in(rng, 2) ? scan_op::sum : scan_op::product;
   c.rank = 1 + pick(rng, 8);
   c.axis = pick(rng, c.rank);
@@ -333,18 +291,6 @@ class value_maker {
 };
 
 template <class T>
-std::string show(T x) {
-  std::ostringstream s;
-  if constexpr (std::is_same_v<T, tally::half>)
-    s << static_cast<float>(x) << " (bits 0x" << std::hex << x.bits << ")";
-  else if constexpr (std::is_floating_point_v<T>)
-    s << x << " (" << std::hexfloat << x << ")";
-  else
-    s << +x;
-  return s.str();
-}
-
-template <class T>
 long double wide(T x) {
   return tally_test::to_wide(x);
 }
@@ -434,7 +380,7 @@ void run_case(const scan_case& c) {
       in_strides[d] = static_cast<std::uint32_t>(c.in_strides[d]);
       out_strides[d] = static_cast<std::uint32_t>(c.out_strides[d]);
     }
-    const auto type = type_info_of<T>::type;
+    const auto type = tally::data_type_of_v<T>;
     const auto r = static_cast<std::uint32_t>(rank);
     const tally::tensor_desc in_desc{type, r, sizes, c.packed_in ? nullptr : in_strides, in_bytes};
     const tally::tensor_desc out_desc{type, r, sizes, c.packed_out ? nullptr : out_strides, out_bytes};
@@ -482,14 +428,14 @@ void run_case(const scan_case& c) {
     const T got = out[at];
     const T want = expected[linear];
     const bool ok = c.data == data_kind::exact
-                        ? std::memcmp(&got, &want, sizeof(T)) == 0
+                        ? tally_test::same_bits(got, want)
                         : std::fabs(wide(got) - wide_expected[linear].value) <=
                               allowed_error<T>(wide_expected[linear]);  // false for NaN
     if (!ok && wrong++ == 0) {
       std::ostringstream s;
       s << "first wrong element at index {";
       for (std::size_t d = 0; d < rank; ++d) s << (d ? "," : "") << index[d];
-      s << "}: got " << show(got) << ", sequential reference " << show(want);
+      s << "}: got " << tally_test::describe(got) << ", sequential reference " << tally_test::describe(want);
       if (c.data == data_kind::real) {
         const tally_test::wide_value& w = wide_expected[linear];
         s << ", wide reference " << static_cast<double>(w.value) << " error "
@@ -506,13 +452,14 @@ void run_case(const scan_case& c) {
   // Every byte outside the view unchanged (padding, gaps, guards).
   std::size_t touched = 0, first_touched = 0;
   for (std::size_t i = 0; i < out_buffer.size(); ++i)
-    if (!is_view[i] && std::memcmp(&out_buffer[i], &before[i], sizeof(T)) != 0 && touched++ == 0) first_touched = i;
+    if (!is_view[i] && !tally_test::same_bits(out_buffer[i], before[i]) && touched++ == 0) first_touched = i;
   INFO("first written canary: buffer element " << first_touched << " (view starts at " << guard << ")");
   CHECK(touched == 0);
 }
 
 void run_case(const scan_case& c) {
-  with_type(c.type, [&](auto tag) { run_case<typename decltype(tag)::type>(c); });
+  tally_test::with_type(static_cast<std::size_t>(c.type),
+                        [&](auto tag) { run_case<typename decltype(tag)::type>(c); });
 }
 
 /// TALLY_TEST_SEED=<seed> narrows every randomized test to that one seed.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "support/types.hpp"
 
 namespace {
 
@@ -189,9 +190,8 @@ void reference_scan(const tally::tensor_desc& in_desc, const tally::tensor_desc&
   }
 }
 
-const data_type all_types[] = {data_type::float32, data_type::float16, data_type::uint32, data_type::uint16,
-                               data_type::uint8,   data_type::int32,   data_type::int16,  data_type::int8,
-                               data_type::float64, data_type::uint64,  data_type::int64};
+/// Every supported type, by enum value (the random layout test below picks by index).
+constexpr const auto& all_types = tally_test::all_data_types;
 
 }  // namespace
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "reference.hpp"
+#include "support/types.hpp"
 
 namespace {
 
@@ -28,11 +29,10 @@ using fuzzref::byte_reader;
 
 constexpr std::uint64_t max_buffer_bytes = 1u << 18;  // 256 KiB: room for threads and long lines, still fast
 
-constexpr std::uint32_t supported_types[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
-
 std::uint32_t decode_type(byte_reader& r) {
   const std::uint8_t b = r.u8();
-  if (b < 0xe0) return supported_types[b % 11];
+  // A supported type by enum value: b % 11 picks float32 (1) ... int64 (11).
+  if (b < 0xe0) return static_cast<std::uint32_t>(tally_test::all_data_types[b % tally_test::type_count]);
   if (b < 0xff) return b & 0x1fu;  // 0, 12, 13 and other invalid values as well as valid ones
   return r.u32();
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "reference.hpp"
+#include "support/types.hpp"
 
 namespace {
 
@@ -28,17 +29,15 @@ using fuzzref::byte_reader;
 
 constexpr std::int64_t max_arena_elements = 1 << 18;
 
+/// The nine types the input's type byte picks from (byte % 9), in the order the seed
+/// corpus and docs/hardening.md assume.
+using fuzzed_types = tally_test::type_list<float, double, tally::half, std::int8_t, std::uint8_t, std::int16_t,
+                                           std::int32_t, std::uint64_t, std::int64_t>;
+
+/// The data_type value of T (DirectML's), as the reference takes it.
 template <class T>
 constexpr std::uint32_t type_code() {
-  if constexpr (std::is_same_v<T, float>) return 1;
-  else if constexpr (std::is_same_v<T, tally::half>) return 2;
-  else if constexpr (std::is_same_v<T, double>) return 9;
-  else if constexpr (std::is_same_v<T, std::int8_t>) return 8;
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return 5;
-  else if constexpr (std::is_same_v<T, std::int16_t>) return 7;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return 6;
-  else if constexpr (std::is_same_v<T, std::uint64_t>) return 10;
-  else return 11;  // int64
+  return static_cast<std::uint32_t>(tally::data_type_of_v<T>);
 }
 
 std::size_t decode_size(byte_reader& r) {
@@ -344,16 +343,7 @@ void run(byte_reader& r, std::uint8_t flags) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   byte_reader r{data, size};
   const std::uint8_t flags = r.u8();
-  switch (r.u8() % 9) {
-    case 0: run<float>(r, flags); break;
-    case 1: run<double>(r, flags); break;
-    case 2: run<tally::half>(r, flags); break;
-    case 3: run<std::int8_t>(r, flags); break;
-    case 4: run<std::uint8_t>(r, flags); break;
-    case 5: run<std::int16_t>(r, flags); break;
-    case 6: run<std::int32_t>(r, flags); break;
-    case 7: run<std::uint64_t>(r, flags); break;
-    default: run<std::int64_t>(r, flags); break;
-  }
+  tally_test::with_type<fuzzed_types>(r.u8() % fuzzed_types::size,
+                                      [&](auto tag) { run<typename decltype(tag)::type>(r, flags); });
   return 0;
 }
