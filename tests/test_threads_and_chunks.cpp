@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "reference.hpp"
 #include "support/bits.hpp"
 #include "support/random.hpp"
+#include "support/reference.hpp"
 
 namespace {
 
@@ -132,7 +132,9 @@ std::vector<T> run_shape(const shape_case& shape, const std::vector<T>& input, s
       strides[d] = static_cast<std::uint32_t>(shape.in_strides[d]);
       last += (shape.sizes[d] - 1) * static_cast<std::uint64_t>(shape.in_strides[d]);
     }
-    const auto bytes = [](std::uint64_t elements) { return (elements * sizeof(T) + 3) / 4 * 4; };
+    const auto bytes = [](std::uint64_t elements) {
+      return static_cast<std::uint64_t>(tally_test::buffer_bytes(elements, sizeof(T)));
+    };
     const auto r = static_cast<std::uint32_t>(shape.rank);
     const tally::tensor_desc in{tally::data_type_of_v<T>, r, sizes, strided ? strides : nullptr,
                                 bytes(strided ? last + 1 : count)};
