@@ -9,6 +9,8 @@
 # Environment: BUILD_DIR (default build-fuzz), CXX_FUZZ (default clang++),
 # TALLY_FUZZ_JOBS (parallel builds, default 2). Crash inputs are left in
 # $BUILD_DIR/findings/<target>/ (minimise with `<target> -minimize_crash=1 FILE`).
+# An existing $BUILD_DIR is reused with the generator it was configured with (Ninja or
+# Makefiles alike); a new one gets Ninja when it is installed.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -17,10 +19,35 @@ build="${BUILD_DIR:-build-fuzz}"
 cxx="${CXX_FUZZ:-clang++}"
 
 command -v "$cxx" >/dev/null || { echo "fuzz.sh: $cxx not found (apt-get install clang)" >&2; exit 2; }
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
 
-cmake -S fuzz -B "$build" "${generator[@]}" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# The generator: the one an existing build folder was configured with (CMake refuses to
+# switch generators in place), else Ninja when installed. A folder configured from
+# another source directory (fuzz/ before it moved to tests/fuzz/) or with a generator
+# that is no longer installed gets a fresh cache instead.
+source_dir=$(cd tests/fuzz && pwd -P)
+cache="$build/CMakeCache.txt"
+generator=()
+if [ -f "$cache" ]; then
+  cached_generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$cache")
+  cached_source=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$cache")
+  case "$cached_generator" in
+    Ninja*) generator_tool=ninja ;;
+    *Makefiles) generator_tool=make ;;
+    *) generator_tool=cmake ;;
+  esac
+  if [ -n "$cached_generator" ] && [ "$(realpath -m "$cached_source")" = "$source_dir" ] &&
+     command -v "$generator_tool" >/dev/null; then
+    generator=(-G "$cached_generator")
+  else
+    echo "fuzz.sh: $build was configured from ${cached_source:-?} with ${cached_generator:-?}; starting its cache afresh"
+    rm -rf "$cache" "$build/CMakeFiles"
+  fi
+fi
+if [ ${#generator[@]} -eq 0 ] && command -v ninja >/dev/null; then
+  generator=(-G Ninja)
+fi
+
+cmake -S tests/fuzz -B "$build" "${generator[@]}" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j "${TALLY_FUZZ_JOBS:-2}"
 
 status=0
@@ -29,13 +56,13 @@ for target in fuzz_descriptor fuzz_typed; do
   findings="$build/findings/$target"
   rm -rf "$corpus" "$findings"
   mkdir -p "$corpus" "$findings"
-  cp fuzz/corpus/"${target#fuzz_}"/* "$corpus"/
-  # fuzz/regressions/<name>/ holds inputs that once found a bug: libFuzzer runs them
+  cp tests/fuzz/corpus/"${target#fuzz_}"/* "$corpus"/
+  # tests/fuzz/regressions/<name>/ holds inputs that once found a bug: libFuzzer runs them
   # first as a second (read-only) corpus directory.
   extra=()
-  [ -d "fuzz/regressions/${target#fuzz_}" ] && extra=("fuzz/regressions/${target#fuzz_}")
+  [ -d "tests/fuzz/regressions/${target#fuzz_}" ] && extra=("tests/fuzz/regressions/${target#fuzz_}")
   log="$build/$target.log"
-  echo "== $target: ${seconds}s on a copy of fuzz/corpus/${target#fuzz_}"
+  echo "== $target: ${seconds}s on a copy of tests/fuzz/corpus/${target#fuzz_}"
   set +e
   # -timeout: a single input taking 10 s is a hang; -rss_limit_mb: 2 GiB is a runaway.
   "$build/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \

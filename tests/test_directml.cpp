@@ -11,36 +11,26 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "support/spec_examples.hpp"
 
 namespace {
 
-const float example_input[12] = {2, 1, 3, 5, 3, 8, 7, 3, 9, 6, 2, 4};
+const float* const example_input = tally_test::spec_example_input.data();
 
+/// One row of the spec's table (tests/support/spec_examples.hpp) in DirectML's terms.
 struct example {
   DML_OPERATOR_TYPE type;
   UINT axis;
   DML_AXIS_DIRECTION direction;
   BOOL exclusive;
-  std::array<float, 12> expected;  // the spec's table (section 2), typed in by hand
-};
+  std::array<float, 12> expected;
 
-const example examples[] = {
-    {DML_OPERATOR_CUMULATIVE_SUMMATION, 3, DML_AXIS_DIRECTION_INCREASING, FALSE,
-     {2, 3, 6, 11, 3, 11, 18, 21, 9, 15, 17, 21}},
-    {DML_OPERATOR_CUMULATIVE_SUMMATION, 3, DML_AXIS_DIRECTION_INCREASING, TRUE,
-     {0, 2, 3, 6, 0, 3, 11, 18, 0, 9, 15, 17}},
-    {DML_OPERATOR_CUMULATIVE_SUMMATION, 3, DML_AXIS_DIRECTION_DECREASING, FALSE,
-     {11, 9, 8, 5, 21, 18, 10, 3, 21, 12, 6, 4}},
-    {DML_OPERATOR_CUMULATIVE_SUMMATION, 2, DML_AXIS_DIRECTION_INCREASING, FALSE,
-     {2, 1, 3, 5, 5, 9, 10, 8, 14, 15, 12, 12}},
-    {DML_OPERATOR_CUMULATIVE_PRODUCT, 3, DML_AXIS_DIRECTION_INCREASING, FALSE,
-     {2, 2, 6, 30, 3, 24, 168, 504, 9, 54, 108, 432}},
-    {DML_OPERATOR_CUMULATIVE_PRODUCT, 3, DML_AXIS_DIRECTION_INCREASING, TRUE,
-     {1, 2, 2, 6, 1, 3, 24, 168, 1, 9, 54, 108}},
-    {DML_OPERATOR_CUMULATIVE_PRODUCT, 3, DML_AXIS_DIRECTION_DECREASING, FALSE,
-     {30, 15, 15, 5, 504, 168, 21, 3, 432, 48, 8, 4}},
-    {DML_OPERATOR_CUMULATIVE_PRODUCT, 2, DML_AXIS_DIRECTION_INCREASING, FALSE,
-     {2, 1, 3, 5, 6, 8, 21, 15, 54, 48, 42, 60}},
+  explicit example(const tally_test::spec_example& e)
+      : type(e.product ? DML_OPERATOR_CUMULATIVE_PRODUCT : DML_OPERATOR_CUMULATIVE_SUMMATION),
+        axis(e.axis),
+        direction(e.decreasing ? DML_AXIS_DIRECTION_DECREASING : DML_AXIS_DIRECTION_INCREASING),
+        exclusive(e.exclusive ? TRUE : FALSE),
+        expected(e.expected) {}
 };
 
 // What a DirectML host writes: one buffer tensor used as input and output description.
@@ -140,7 +130,8 @@ TEST_CASE("DMLCalcBufferTensorSize follows DirectML's formula") {
 TEST_CASE("the spec's reference examples written as DirectML code") {
   float_tensor_4d t;
   REQUIRE(t.buffer.TotalTensorSizeInBytes == 48);
-  for (const example& e : examples) {
+  for (const tally_test::spec_example& row : tally_test::spec_examples) {
+    const example e(row);
     float out[12] = {};
     tally::status details;
     const HRESULT hr = run(e, t.tensor, example_input, out, &details);
@@ -159,8 +150,8 @@ TEST_CASE("bare operator descs, validate and in-place execution") {
   float data[12];
   std::memcpy(data, example_input, sizeof data);
   REQUIRE(tally::directml::execute(desc, data, data) == S_OK);  // DirectML allows binding one buffer twice
-  const float expected[12] = {2, 3, 6, 11, 3, 11, 18, 21, 9, 15, 17, 21};
-  for (int i = 0; i < 12; ++i) CHECK(data[i] == expected[i]);
+  const std::array<float, 12>& expected = tally_test::spec_examples[0].expected;  // sum, axis 3
+  for (int i = 0; i < 12; ++i) CHECK(data[i] == expected[static_cast<std::size_t>(i)]);
 
   DML_CUMULATIVE_PRODUCT_OPERATOR_DESC product{&t.tensor, &t.tensor, 2, DML_AXIS_DIRECTION_INCREASING, FALSE};
   float out[12] = {};

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "support/reference.hpp"
 
 namespace {
 
@@ -503,41 +504,11 @@ std::vector<std::uint64_t> offsets_of(const std::uint32_t* sizes, const std::uin
   return result;
 }
 
-template <class T>
-data_type type_of();
-template <>
-data_type type_of<float>() { return data_type::float32; }
-template <>
-data_type type_of<std::int8_t>() { return data_type::int8; }
-template <>
-data_type type_of<double>() { return data_type::float64; }
-
-/// Independent reference over the 12 elements, held by index (i, j, k) in row-major order.
+/// The independent reference over the 12 elements, held by index (i, j, k) in row-major order.
 template <class T>
 std::vector<T> reference_3d(const std::vector<T>& x, std::uint32_t axis, bool decreasing, bool product) {
-  std::vector<T> y(12);
-  const std::uint32_t sizes[3] = {3, 2, 2};
-  const std::uint32_t packed[3] = {4, 2, 1};
-  for (std::uint32_t line = 0; line < 12; ++line) {
-    // Lines start where the axis index is 0.
-    if ((line / packed[axis]) % sizes[axis] != 0) continue;
-    std::uint64_t running = product ? 1 : 0;  // integers wrap modulo 2^8 on the way out
-    double running_f = product ? 1.0 : 0.0;
-    for (std::uint32_t s = 0; s < sizes[axis]; ++s) {
-      const std::uint32_t k = decreasing ? sizes[axis] - 1 - s : s;
-      const std::uint32_t at = line + k * packed[axis];
-      if constexpr (std::is_integral_v<T>) {
-        const auto v = static_cast<std::uint64_t>(static_cast<std::int64_t>(x[at]));
-        running = product ? running * v : running + v;
-        const auto low = static_cast<std::uint8_t>(running);
-        std::memcpy(&y[at], &low, 1);
-      } else {
-        running_f = product ? running_f * static_cast<double>(x[at]) : running_f + static_cast<double>(x[at]);
-        y[at] = static_cast<T>(running_f);
-      }
-    }
-  }
-  return y;
+  return tally_test::reference_scan_packed(product ? tally_test::scan_op::product : tally_test::scan_op::sum,
+                                           {3, 2, 2}, axis, decreasing, false, x);
 }
 
 /// A {3, 2, 2} tensor with element strides {2^32 - 1, 2^31, 1} (the descriptor layer's
@@ -548,7 +519,7 @@ void run_descriptor_64_bit_offsets() {
   const std::uint32_t sizes[3] = {3, 2, 2};
   const std::uint32_t strides[3] = {u32_max, 0x80000000u, 1};
   const std::uint64_t strides64[3] = {u32_max, 0x80000000u, 1};
-  const data_type type = type_of<T>();
+  const data_type type = tally::data_type_of_v<T>;
   const std::uint64_t total = tally::calc_buffer_tensor_size(type, 3, sizes, strides);
   REQUIRE(total == (std::uint64_t{5} << 31) * sizeof(T));  // last index 5 * 2^31 - 1
   const std::vector<std::uint64_t> offsets = offsets_of(sizes, strides64);

@@ -1,8 +1,9 @@
 // Numeric edge cases of the contract (spec section 4, issue 5): NaN and Inf propagation,
 // signed zeros, float16 overflow and subnormals, integer wrap-around at every width, and
-// the float32 error bound on a 10^7-element line. Every expectation comes from an
-// independent reference (plain double or uint64 arithmetic, or bit patterns worked out by
-// hand), never from tally itself. Each case runs through every kernel shape: a contiguous
+// the float32 error bound on a 10^7-element line. Every expectation comes from the
+// independent reference (tests/support/reference.hpp: sequential double or uint64
+// arithmetic, and its own float16 codec) or from bit patterns worked out by hand, never
+// from tally itself. Each case runs through every kernel shape: a contiguous
 // line, a column of a 2-D tensor (axis outer), a strided line, and the descriptor layer.
 #include <tally/tally.hpp>
 
@@ -18,57 +19,23 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "support/reference.hpp"
 
 namespace {
 
 using tally::half;
+using tally_test::scan_op;
 
-template <class T>
-constexpr tally::data_type dtype_of() {
-  if constexpr (std::is_same_v<T, float>) return tally::data_type::float32;
-  else if constexpr (std::is_same_v<T, double>) return tally::data_type::float64;
-  else if constexpr (std::is_same_v<T, half>) return tally::data_type::float16;
-  else if constexpr (std::is_same_v<T, std::int8_t>) return tally::data_type::int8;
-  else if constexpr (std::is_same_v<T, std::int16_t>) return tally::data_type::int16;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return tally::data_type::int32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) return tally::data_type::int64;
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return tally::data_type::uint8;
-  else if constexpr (std::is_same_v<T, std::uint16_t>) return tally::data_type::uint16;
-  else if constexpr (std::is_same_v<T, std::uint32_t>) return tally::data_type::uint32;
-  else return tally::data_type::uint64;
-}
-
-/// binary16 bits -> double, written out from the IEEE format (independent of tally::half).
-double half_to_double(std::uint16_t bits) {
-  const int sign = bits >> 15, exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
-  double magnitude;
-  if (exponent == 0x1f) magnitude = mantissa ? std::numeric_limits<double>::quiet_NaN() : HUGE_VAL;
-  else if (exponent == 0) magnitude = std::ldexp(mantissa, -24);
-  else magnitude = std::ldexp(1024 + mantissa, exponent - 25);
-  return sign ? -magnitude : magnitude;
-}
-
-/// The few values the special-value tests use, as binary16 bits.
-std::uint16_t double_to_half_bits(double v) {
-  const std::uint16_t sign = std::signbit(v) ? 0x8000 : 0;
-  if (std::isnan(v)) return 0x7e00;
-  if (std::isinf(v)) return sign | 0x7c00;
-  if (v == 0) return sign;
-  if (std::fabs(v) == 1) return sign | 0x3c00;
-  if (std::fabs(v) == 2) return sign | 0x4000;
-  FAIL("no hand-made binary16 encoding for " << v);
-  return 0;
-}
-
+/// v as a T; a float16 through the reference's codec (independent of tally::half).
 template <class T>
 T from_double(double v) {
-  if constexpr (std::is_same_v<T, half>) return half::from_bits(double_to_half_bits(v));
+  if constexpr (std::is_same_v<T, half>) return half::from_bits(tally_test::double_to_half(v));
   else return static_cast<T>(v);
 }
 
 template <class T>
 double to_double(T v) {
-  if constexpr (std::is_same_v<T, half>) return half_to_double(v.bits);
+  if constexpr (std::is_same_v<T, half>) return tally_test::half_to_double(v.bits);
   else return static_cast<double>(v);
 }
 
@@ -130,8 +97,8 @@ std::vector<std::pair<std::string, std::vector<T>>> scan_all_shapes(const std::v
   {  // the descriptor layer, packed 1-D
     std::vector<T> y(n);
     const std::uint32_t sizes[1] = {static_cast<std::uint32_t>(n)};
-    const tally::tensor_desc t{dtype_of<T>(), 1, sizes, nullptr,
-                               tally::calc_buffer_tensor_size(dtype_of<T>(), 1, sizes, nullptr)};
+    const tally::tensor_desc t{tally::data_type_of_v<T>, 1, sizes, nullptr,
+                               tally::calc_buffer_tensor_size(tally::data_type_of_v<T>, 1, sizes, nullptr)};
     const auto direction = options.direction;
     tally::execution_options exec;
     exec.threads = c.threads;
@@ -149,21 +116,13 @@ std::vector<std::pair<std::string, std::vector<T>>> scan_all_shapes(const std::v
   return results;
 }
 
-/// The spec's floating-point semantics in double, for inputs whose every partial result
-/// is exact in T (so double gives T's answer, special values and zero signs included):
-/// sums start from -0.0, an exclusive scan writes +0.0 (sum) or 1 (product) first.
+/// The spec's floating-point semantics in double (the reference's sequential scan), for
+/// inputs whose every partial result is exact in T, so that double gives T's answer,
+/// special values and zero signs included: sums start from -0.0, an exclusive scan
+/// writes +0.0 (sum) or 1 (product) first.
 std::vector<double> exact_reference(const std::vector<double>& x, const scan_case& c) {
-  const std::size_t n = x.size();
-  std::vector<double> y(n);
-  double running = c.product ? 1.0 : -0.0;
-  double previous = c.product ? 1.0 : 0.0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t i = c.decreasing ? n - 1 - k : k;
-    running = c.product ? running * x[i] : running + x[i];
-    y[i] = c.exclusive ? previous : running;
-    previous = running;
-  }
-  return y;
+  return tally_test::reference_scan_packed<double>(c.product ? scan_op::product : scan_op::sum, {x.size()}, 0,
+                                                   c.decreasing, c.exclusive, x);
 }
 
 /// Checks every shape and mode against exact_reference (sums only when the products of
@@ -291,6 +250,77 @@ TEST_CASE("numerics: the exclusive first output is +0.0 and the inclusive sum of
 }
 
 // ---------------------------------------------------------------------------------------
+// float16 conversions: the reference's codec, by hand and against tally::half
+
+TEST_CASE("numerics: the reference's float16 codec and tally::half's conversions agree") {
+  // The encodings the special-value tests above rely on, worked out by hand.
+  const std::pair<double, std::uint16_t> by_hand[] = {
+      {nan_value, 0x7e00}, {inf_value, 0x7c00}, {-inf_value, 0xfc00}, {0.0, 0x0000}, {-0.0, 0x8000},
+      {1.0, 0x3c00},       {-1.0, 0xbc00},      {2.0, 0x4000},        {-2.0, 0xc000}, {65504.0, 0x7bff},
+      {0x1p-24, 0x0001},   {0x1p-14, 0x0400}};
+  for (const auto& [value, bits] : by_hand) {
+    CAPTURE(value, bits);
+    CHECK(tally_test::double_to_half(value) == bits);
+    CHECK(same_value(tally_test::half_to_double(bits), value));
+  }
+
+  // Every binary16 pattern decodes to the same value both ways, and re-encodes to itself
+  // (a NaN to a NaN of its sign).
+  std::size_t bad_decode = 0, bad_round_trip = 0, first_bad = 0;
+  for (std::uint32_t b = 0; b <= 0xffff; ++b) {
+    const auto bits = static_cast<std::uint16_t>(b);
+    const double value = tally_test::half_to_double(bits);
+    if (!same_value(static_cast<double>(static_cast<float>(half::from_bits(bits))), value) && bad_decode++ == 0)
+      first_bad = b;
+    const std::uint16_t again = tally_test::double_to_half(value);
+    const bool nan = (bits & 0x7c00) == 0x7c00 && (bits & 0x3ff) != 0;
+    if ((nan ? (again & 0x7fff) != 0x7e00 || (again & 0x8000) != (bits & 0x8000) : again != bits) &&
+        bad_round_trip++ == 0)
+      first_bad = b;
+  }
+  INFO("first bad pattern 0x" << std::hex << first_bad);
+  CHECK(bad_decode == 0);
+  CHECK(bad_round_trip == 0);
+
+  // Rounding float -> half: every half value, the midpoints to its neighbours (ties to
+  // even) and the floats on either side of those, plus random floats; NaNs compare as NaN
+  // of the same sign (payloads are not modelled by the reference).
+  std::vector<float> probes;
+  for (std::uint32_t b = 0; b < 0x7c00; ++b) {
+    // `next` past the largest half (65504) is 65536, where the exponent would continue.
+    const auto at = [](std::uint32_t k) {
+      return static_cast<float>(tally_test::half_to_double(static_cast<std::uint16_t>(k)));
+    };
+    const float here = at(b), next = b + 1 == 0x7c00 ? 65536.0f : at(b + 1);
+    const float middle = here + (next - here) / 2;  // exact: one more bit than a half has
+    for (float f : {here, middle, std::nextafter(middle, 0.0f), std::nextafter(middle, 1e30f)}) {
+      probes.push_back(f);
+      probes.push_back(-f);
+    }
+  }
+  std::mt19937_64 rng(16);
+  for (int i = 0; i < 200000; ++i) {
+    const auto raw = static_cast<std::uint32_t>(rng());
+    float f;
+    std::memcpy(&f, &raw, sizeof f);
+    probes.push_back(f);
+  }
+  probes.push_back(std::numeric_limits<float>::infinity());
+  probes.push_back(-std::numeric_limits<float>::quiet_NaN());
+  std::size_t bad_rounding = 0;
+  float first_bad_float = 0;
+  for (float f : probes) {
+    const std::uint16_t library = half(f).bits, reference = tally_test::double_to_half(f);
+    const bool agree = std::isnan(f) ? (library & 0x7c00) == 0x7c00 && (library & 0x3ff) != 0 &&
+                                           (library & 0x8000) == (reference & 0x8000)
+                                     : library == reference;
+    if (!agree && bad_rounding++ == 0) first_bad_float = f;
+  }
+  INFO(probes.size() << " floats; first disagreement at " << std::hexfloat << first_bad_float);
+  CHECK(bad_rounding == 0);
+}
+
+// ---------------------------------------------------------------------------------------
 // float16: overflow and subnormals (bit patterns worked out by hand)
 
 namespace {
@@ -390,30 +420,15 @@ TEST_CASE("numerics: float32 and float64 subnormals are not flushed to zero") {
 
 namespace {
 
-/// x[0] (+ or *) ... (+ or *) x[i] modulo 2^bits of T, computed in uint64 (whose own
-/// wrap-around is modulo 2^64, a multiple of 2^bits) and truncated.
-template <class T>
-T modular(std::uint64_t value) {
-  using U = std::make_unsigned_t<T>;
-  const U low = static_cast<U>(value);
-  T result;
-  std::memcpy(&result, &low, sizeof result);
-  return result;
-}
+using tally_test::wrap_to;
 
+/// x[0] (+ or *) ... (+ or *) x[i] modulo 2^bits of T: the reference's sequential scan,
+/// computed in uint64 (whose own wrap-around is modulo 2^64, a multiple of 2^bits) and
+/// truncated.
 template <class T>
 std::vector<T> wrap_reference(const std::vector<T>& x, const scan_case& c) {
-  const std::size_t n = x.size();
-  std::vector<T> y(n);
-  std::uint64_t running = c.product ? 1 : 0, previous = running;
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t i = c.decreasing ? n - 1 - k : k;
-    const auto v = static_cast<std::uint64_t>(x[i]);  // sign-extends: same value mod 2^64
-    running = c.product ? running * v : running + v;
-    y[i] = modular<T>(c.exclusive ? previous : running);
-    previous = running;
-  }
-  return y;
+  return tally_test::reference_scan_packed<T>(c.product ? scan_op::product : scan_op::sum, {x.size()}, 0,
+                                              c.decreasing, c.exclusive, x);
 }
 
 template <class T>
@@ -472,7 +487,7 @@ TEMPLATE_TEST_CASE("numerics: integers wrap around in their own width, sum and p
       for (std::size_t i = 0; i < n; ++i) {
         std::uint64_t r = rng();
         if (rng() % 64 != 0) r |= 1;
-        x[i] = modular<T>(r);
+        x[i] = wrap_to<T>(r);
       }
       CAPTURE(n);
       check_wrap<T>(x);

@@ -1,5 +1,5 @@
 // Randomized comparison of both front doors against the independent scalar reference
-// (tests/reference.hpp): every element type, ranks 1..8, odd sizes, every axis, both
+// (tests/support/reference.hpp): every element type, ranks 1..8, odd sizes, every axis, both
 // directions and modes, sum and product, over packed, permuted, padded, broadcast,
 // reversed and in-place layouts. Output buffers carry canaries around and between the
 // elements, and every byte outside the output view must come back unchanged.
@@ -14,70 +14,26 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "catch.hpp"
-#include "reference.hpp"
+#include "support/bits.hpp"
+#include "support/random.hpp"
+#include "support/reference.hpp"
+#include "support/types.hpp"
 
 namespace {
 
+using tally_test::for_each_index;
+using tally_test::one_in;
+using tally_test::pick;
+using tally_test::rng_t;
 using tally_test::scan_op;
-using rng_t = std::mt19937_64;
-
-// Plain modulo instead of std::uniform_int_distribution: the sequence must not depend on
-// the standard library, so a seed reproduces the same case everywhere.
-std::uint64_t pick(rng_t& rng, std::uint64_t n) { return rng() % n; }
-bool one_in(rng_t& rng, std::uint64_t n) { return rng() % n == 0; }
-double unit(rng_t& rng) { return static_cast<double>(rng() >> 11) * 0x1p-53; }  // [0, 1)
-
-template <class T>
-struct type_info_of;
-#define TALLY_TEST_TYPE(T, E)                                       \
-  template <>                                                       \
-  struct type_info_of<T> {                                          \
-    static constexpr tally::data_type type = tally::data_type::E;   \
-  };
-TALLY_TEST_TYPE(float, float32)
-TALLY_TEST_TYPE(tally::half, float16)
-TALLY_TEST_TYPE(double, float64)
-TALLY_TEST_TYPE(std::int8_t, int8)
-TALLY_TEST_TYPE(std::int16_t, int16)
-TALLY_TEST_TYPE(std::int32_t, int32)
-TALLY_TEST_TYPE(std::int64_t, int64)
-TALLY_TEST_TYPE(std::uint8_t, uint8)
-TALLY_TEST_TYPE(std::uint16_t, uint16)
-TALLY_TEST_TYPE(std::uint32_t, uint32)
-TALLY_TEST_TYPE(std::uint64_t, uint64)
-#undef TALLY_TEST_TYPE
-
-template <class T>
-struct type_tag {
-  using type = T;
-};
-
-constexpr int type_count = 11;
-
-/// Calls f(type_tag<T>{}) for the element type number t (0..10).
-template <class F>
-void with_type(int t, F&& f) {
-  switch (t) {
-    case 0: f(type_tag<float>{}); break;
-    case 1: f(type_tag<tally::half>{}); break;
-    case 2: f(type_tag<double>{}); break;
-    case 3: f(type_tag<std::int8_t>{}); break;
-    case 4: f(type_tag<std::int16_t>{}); break;
-    case 5: f(type_tag<std::int32_t>{}); break;
-    case 6: f(type_tag<std::int64_t>{}); break;
-    case 7: f(type_tag<std::uint8_t>{}); break;
-    case 8: f(type_tag<std::uint16_t>{}); break;
-    case 9: f(type_tag<std::uint32_t>{}); break;
-    default: f(type_tag<std::uint64_t>{}); break;
-  }
-}
+using tally_test::type_count;
+using tally_test::unit;
 
 enum class front_door { descriptor, typed };
 enum class data_kind { exact, real };
@@ -87,7 +43,7 @@ struct scan_case {
   std::uint64_t seed = 0;
   front_door door = front_door::descriptor;
   data_kind data = data_kind::exact;
-  int type = 0;
+  int type = 0;  // index into tally_test::element_types
   scan_op op = scan_op::sum;
   std::size_t rank = 1;
   std::size_t sizes[8] = {};
@@ -101,10 +57,9 @@ struct scan_case {
 
 std::string describe(const scan_case& c) {
   std::ostringstream s;
-  const char* const type_names[type_count] = {"float32", "float16", "float64", "int8",   "int16", "int32",
-                                              "int64",   "uint8",   "uint16",  "uint32", "uint64"};
   s << "seed " << c.seed << " (TALLY_TEST_SEED=" << c.seed << ")"
-    << (c.door == front_door::descriptor ? " descriptor" : " typed") << " " << type_names[c.type]
+    << (c.door == front_door::descriptor ? " descriptor" : " typed") << " "
+    << tally_test::type_name(static_cast<std::size_t>(c.type))
     << (c.op == scan_op::sum ? " sum" : " product") << (c.data == data_kind::exact ? " exact" : " real")
     << " sizes {";
   for (std::size_t d = 0; d < c.rank; ++d) s << (d ? "," : "") << c.sizes[d];
@@ -171,6 +126,10 @@ scan_case make_case(std::uint64_t seed, front_door door, data_kind data, bool la
   c.data = data;
   c.type = static_cast<int>(pick(rng, type_count));
   if (data == data_kind::real) c.type = static_cast<int>(pick(rng, 3));  // the floating-point types
+  static_assert(std::is_same_v<tally_test::type_at_t<0>, float> &&
+                    std::is_same_v<tally_test::type_at_t<1>, tally::half> &&
+                    std::is_same_v<tally_test::type_at_t<2>, double>,
+                "element_types starts with the three floating-point types");
   c.op = one_in(rng, 2) ? scan_op::sum : scan_op::product;
   c.rank = 1 + pick(rng, 8);
   c.axis = pick(rng, c.rank);
@@ -241,27 +200,11 @@ void offset_range(const scan_case& c, const std::ptrdiff_t* strides, std::ptrdif
   }
 }
 
-/// DirectML's minimum buffer size, restated here rather than taken from tally.
+/// DirectML's minimum buffer size of a layout whose highest element offset is `high`
+/// (the reference's rule, not tally's).
 std::uint64_t minimum_bytes(std::ptrdiff_t high, std::size_t element) {
-  const std::uint64_t bytes = (static_cast<std::uint64_t>(high) + 1) * element;
-  return (bytes + 3) / 4 * 4;
-}
-
-template <class F>
-void for_each_index(std::size_t rank, const std::size_t* sizes, F&& f) {
-  for (std::size_t d = 0; d < rank; ++d)
-    if (sizes[d] == 0) return;
-  std::size_t index[8] = {};
-  for (;;) {
-    f(static_cast<const std::size_t*>(index));
-    std::size_t d = rank;
-    for (;;) {
-      if (d == 0) return;
-      --d;
-      if (++index[d] < sizes[d]) break;
-      index[d] = 0;
-    }
-  }
+  return static_cast<std::uint64_t>(
+      tally_test::buffer_bytes(static_cast<std::uint64_t>(high) + 1, static_cast<std::uint32_t>(element)));
 }
 
 /// Makes input values for one case.
@@ -332,23 +275,6 @@ class value_maker {
   std::vector<int> exponents_;
 };
 
-template <class T>
-std::string show(T x) {
-  std::ostringstream s;
-  if constexpr (std::is_same_v<T, tally::half>)
-    s << static_cast<float>(x) << " (bits 0x" << std::hex << x.bits << ")";
-  else if constexpr (std::is_floating_point_v<T>)
-    s << x << " (" << std::hexfloat << x << ")";
-  else
-    s << +x;
-  return s.str();
-}
-
-template <class T>
-long double wide(T x) {
-  return tally_test::to_wide(x);
-}
-
 /// Error bound of the contract for a floating-point output: n * eps * sum|x| for sums,
 /// n * eps * |product| for products, plus half an ulp of the final rounding to float16.
 template <class T>
@@ -413,14 +339,11 @@ void run_case(const scan_case& c) {
 
   // References, computed before tally runs (the input may be the output).
   std::size_t count = 1;
-  std::ptrdiff_t packed[8];
-  for (std::size_t d = rank; d-- > 0;) {
-    packed[d] = static_cast<std::ptrdiff_t>(count);
-    count *= c.sizes[d];
-  }
+  for (std::size_t d = 0; d < rank; ++d) count *= c.sizes[d];
+  const std::vector<std::ptrdiff_t> packed = tally_test::packed_strides(rank, c.sizes);
   std::vector<T> expected(count);
   tally_test::reference_scan<T>(c.op, rank, c.sizes, c.axis, c.decreasing, c.exclusive, in, c.in_strides,
-                                expected.data(), packed);
+                                expected.data(), packed.data());
   std::vector<tally_test::wide_value> wide_expected;
   if (c.data == data_kind::real)
     wide_expected = tally_test::wide_reference_scan<T>(c.op, rank, c.sizes, c.axis, c.decreasing, c.exclusive, in,
@@ -434,7 +357,7 @@ void run_case(const scan_case& c) {
       in_strides[d] = static_cast<std::uint32_t>(c.in_strides[d]);
       out_strides[d] = static_cast<std::uint32_t>(c.out_strides[d]);
     }
-    const auto type = type_info_of<T>::type;
+    const auto type = tally::data_type_of_v<T>;
     const auto r = static_cast<std::uint32_t>(rank);
     const tally::tensor_desc in_desc{type, r, sizes, c.packed_in ? nullptr : in_strides, in_bytes};
     const tally::tensor_desc out_desc{type, r, sizes, c.packed_out ? nullptr : out_strides, out_bytes};
@@ -482,18 +405,18 @@ void run_case(const scan_case& c) {
     const T got = out[at];
     const T want = expected[linear];
     const bool ok = c.data == data_kind::exact
-                        ? std::memcmp(&got, &want, sizeof(T)) == 0
-                        : std::fabs(wide(got) - wide_expected[linear].value) <=
+                        ? tally_test::same_bits(got, want)
+                        : std::fabs(tally_test::to_wide(got) - wide_expected[linear].value) <=
                               allowed_error<T>(wide_expected[linear]);  // false for NaN
     if (!ok && wrong++ == 0) {
       std::ostringstream s;
       s << "first wrong element at index {";
       for (std::size_t d = 0; d < rank; ++d) s << (d ? "," : "") << index[d];
-      s << "}: got " << show(got) << ", sequential reference " << show(want);
+      s << "}: got " << tally_test::describe(got) << ", sequential reference " << tally_test::describe(want);
       if (c.data == data_kind::real) {
         const tally_test::wide_value& w = wide_expected[linear];
         s << ", wide reference " << static_cast<double>(w.value) << " error "
-          << static_cast<double>(std::fabs(wide(got) - w.value)) << " allowed "
+          << static_cast<double>(std::fabs(tally_test::to_wide(got) - w.value)) << " allowed "
           << static_cast<double>(allowed_error<T>(w)) << " (n " << w.terms << ")";
       }
       first_wrong = s.str();
@@ -506,13 +429,14 @@ void run_case(const scan_case& c) {
   // Every byte outside the view unchanged (padding, gaps, guards).
   std::size_t touched = 0, first_touched = 0;
   for (std::size_t i = 0; i < out_buffer.size(); ++i)
-    if (!is_view[i] && std::memcmp(&out_buffer[i], &before[i], sizeof(T)) != 0 && touched++ == 0) first_touched = i;
+    if (!is_view[i] && !tally_test::same_bits(out_buffer[i], before[i]) && touched++ == 0) first_touched = i;
   INFO("first written canary: buffer element " << first_touched << " (view starts at " << guard << ")");
   CHECK(touched == 0);
 }
 
 void run_case(const scan_case& c) {
-  with_type(c.type, [&](auto tag) { run_case<typename decltype(tag)::type>(c); });
+  tally_test::with_type(static_cast<std::size_t>(c.type),
+                        [&](auto tag) { run_case<typename decltype(tag)::type>(c); });
 }
 
 /// TALLY_TEST_SEED=<seed> narrows every randomized test to that one seed.
@@ -642,6 +566,144 @@ TEST_CASE("randomized: the reference scan agrees with hand-computed lines", "[ra
   // 2049 rounds to 2048 in float16, but the float32 running sum keeps the 1: 2050.
   CHECK(static_cast<float>(hs[1]) == 2048.0f);
   CHECK(static_cast<float>(hs[2]) == 2050.0f);
+
+  // Carries: each line starts from its carry-in, and the carry-out is the line's total
+  // including the carry-in, in both modes; a zero-length axis passes the carry-in (or
+  // the identity, -0.0 for a float sum) through.
+  const std::int32_t a[6] = {1, 2, 3, 4, 5, 6}, carry_in[2] = {10, 20};
+  const std::ptrdiff_t carry_strides[2] = {1, 0};  // one carry per row; the axis entry is ignored
+  std::int32_t b[6] = {}, carry_out[2] = {};
+  tally_test::reference_scan<std::int32_t>(scan_op::sum, 2, sizes, 1, false, false, a, strides, b, strides, carry_in,
+                                           carry_strides, carry_out, carry_strides);
+  const std::int32_t inclusive[6] = {11, 13, 16, 24, 29, 35};
+  CHECK(std::memcmp(b, inclusive, sizeof b) == 0);
+  CHECK((carry_out[0] == 16 && carry_out[1] == 35));
+  tally_test::reference_scan<std::int32_t>(scan_op::sum, 2, sizes, 1, false, true, a, strides, b, strides, carry_in,
+                                           carry_strides, carry_out, carry_strides);
+  const std::int32_t exclusive[6] = {10, 11, 13, 20, 24, 29};
+  CHECK(std::memcmp(b, exclusive, sizeof b) == 0);
+  CHECK((carry_out[0] == 16 && carry_out[1] == 35));
+  const std::size_t empty_axis[2] = {2, 0};
+  tally_test::reference_scan<std::int32_t>(scan_op::product, 2, empty_axis, 1, false, false, a, strides, b, strides,
+                                           carry_in, carry_strides, carry_out, carry_strides);
+  CHECK((carry_out[0] == 10 && carry_out[1] == 20));
+  float float_carry[2] = {1, 1};
+  tally_test::reference_scan<float>(scan_op::sum, 2, empty_axis, 1, false, false, zeros, strides, sums_of_zeros,
+                                    strides, nullptr, nullptr, float_carry, carry_strides);
+  CHECK((float_carry[0] == 0 && std::signbit(float_carry[0]) && std::signbit(float_carry[1])));
+}
+
+namespace {
+
+/// The spec's definition written out element by element (section 1): Y[k] combines X[0..k]
+/// (increasing) or X[k..L-1] (decreasing), without X[k] when exclusive; integers wrap.
+template <class T>
+T by_definition(const std::vector<T>& x, std::size_t k, bool product, bool decreasing, bool exclusive) {
+  T y = product ? T(1) : T(0);
+  for (std::size_t j = 0; j < x.size(); ++j) {
+    const bool taken = decreasing ? (exclusive ? j > k : j >= k) : (exclusive ? j < k : j <= k);
+    if (!taken) continue;
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      const unsigned long long a = static_cast<U>(y), b = static_cast<U>(x[j]);  // never promoted to int
+      y = tally_test::wrap_to<T>(product ? a * b : a + b);
+    } else {
+      y = product ? y * x[j] : y + x[j];
+    }
+  }
+  return y;
+}
+
+}  // namespace
+
+// The sequential reference against the definition, on every line of up to 9 elements,
+// in rows (axis 1) and columns (axis 0) of 3: both must say the same.
+TEMPLATE_TEST_CASE("randomized: the reference scan agrees with the spec's definition", "[randomized]", std::int8_t,
+                   std::uint16_t, std::int64_t, float, double) {
+  using T = TestType;
+  rng_t rng(sizeof(T) * 10 + std::is_integral_v<T>);
+  for (std::size_t length = 0; length <= 9; ++length)
+    for (bool product : {false, true})
+      for (bool decreasing : {false, true})
+        for (bool exclusive : {false, true})
+          for (std::size_t axis : {0u, 1u}) {
+            std::vector<std::vector<T>> lines(3, std::vector<T>(length));
+            for (auto& line : lines)
+              for (T& v : line)  // floats: small integers, exact in any order (no -0.0: the definition starts at +0)
+                v = std::is_integral_v<T> ? static_cast<T>(rng()) : static_cast<T>(static_cast<int>(pick(rng, 7)) - 3);
+            const std::vector<std::size_t> sizes = axis == 1 ? std::vector<std::size_t>{3, length}
+                                                             : std::vector<std::size_t>{length, 3};
+            std::vector<T> x(3 * length);
+            for (std::size_t l = 0; l < 3; ++l)
+              for (std::size_t k = 0; k < length; ++k) x[axis == 1 ? l * length + k : k * 3 + l] = lines[l][k];
+            const std::vector<T> y = tally_test::reference_scan_packed(product ? scan_op::product : scan_op::sum, sizes,
+                                                                       axis, decreasing, exclusive, x);
+            for (std::size_t l = 0; l < 3; ++l)
+              for (std::size_t k = 0; k < length; ++k) {
+                INFO("length " << length << (product ? " product" : " sum") << (decreasing ? " decreasing" : "")
+                               << (exclusive ? " exclusive" : "") << " axis " << axis << " line " << l << " k " << k);
+                CHECK(tally_test::same_bits(y[axis == 1 ? l * length + k : k * 3 + l],
+                                            by_definition(lines[l], k, product, decreasing, exclusive)));
+              }
+          }
+}
+
+// The fuzzers' exact values and the sequential reference are two models of one contract:
+// on data where both apply (floats: small integers and -0.0 for sums, 0, -0.0, +-1, +-2
+// for products) they must give the same bits, outputs and carry-out, for every type.
+TEST_CASE("randomized: the reference's exact values agree with its sequential scan", "[randomized]") {
+  rng_t rng(77);
+  tally_test::for_each_type([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = typename tally_test::ref_traits<T>::carry;
+    const auto type = static_cast<std::uint32_t>(tally::data_type_of_v<T>);
+    const auto carry_type = static_cast<std::uint32_t>(tally::data_type_of_v<C>);
+    const auto exact_data = [&](bool product) {
+      if (product) {
+        static const double factors[6] = {0.0, -0.0, 1.0, -1.0, 2.0, -2.0};
+        return factors[pick(rng, 6)];
+      }
+      return one_in(rng, 8) ? -0.0 : static_cast<double>(static_cast<int>(pick(rng, 17)) - 8);
+    };
+    for (int round = 0; round < 200; ++round) {
+      const bool product = one_in(rng, 2), decreasing = one_in(rng, 2), exclusive = one_in(rng, 2);
+      const bool with_carry = one_in(rng, 2);
+      const std::size_t length = pick(rng, 60);
+      std::vector<T> x(length);
+      C carry{};
+      for (T& v : x) {
+        if constexpr (std::is_integral_v<T>) v = static_cast<T>(rng());
+        else tally_test::store_float(reinterpret_cast<unsigned char*>(&v), type, exact_data(product));
+      }
+      if constexpr (std::is_integral_v<C>) carry = static_cast<C>(rng());
+      else tally_test::store_float(reinterpret_cast<unsigned char*>(&carry), carry_type, exact_data(product));
+
+      std::vector<T> sequential(length), exact(length);
+      C sequential_total{}, exact_total{};
+      const std::ptrdiff_t unit_stride[1] = {1}, no_stride[1] = {0};
+      tally_test::reference_scan<T>(product ? scan_op::product : scan_op::sum, 1, &length, 0, decreasing, exclusive,
+                                    x.data(), unit_stride, sequential.data(), unit_stride,
+                                    with_carry ? &carry : nullptr, no_stride, &sequential_total, no_stride);
+      const tally_test::element_value carry_value =
+          tally_test::read_element(reinterpret_cast<const unsigned char*>(&carry), carry_type);
+      const auto element = [&](std::uint64_t i) { return reinterpret_cast<const unsigned char*>(&x[i]); };
+      tally_test::exact_value total = tally_test::exact_scan_line(
+          {type, product, exclusive, decreasing, length},
+          [&](std::uint64_t i) { return tally_test::read_element(element(i), type); },
+          [&](std::uint64_t i, const tally_test::exact_value& v) {
+            REQUIRE(tally_test::write_element(reinterpret_cast<unsigned char*>(&exact[i]), type, v));
+          },
+          with_carry ? &carry_value : nullptr);
+      total.type = carry_type;  // a float16 scan's carry is its float32 running value
+      REQUIRE(tally_test::write_element(reinterpret_cast<unsigned char*>(&exact_total), carry_type, total));
+      INFO(tally::to_string(tally::data_type_of_v<T>) << (product ? " product" : " sum") << " length " << length
+                                                      << (decreasing ? " decreasing" : "")
+                                                      << (exclusive ? " exclusive" : "")
+                                                      << (with_carry ? " carry" : ""));
+      CHECK(tally_test::first_difference(exact, sequential) == length);
+      CHECK(tally_test::same_bits(exact_total, sequential_total));
+    }
+  });
 }
 
 // NumPy conventions: an empty tensor is a no-op. tally's own packed view of an empty

@@ -7,46 +7,34 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "support/spec_examples.hpp"
 
 namespace {
 
-const std::array<float, 12> example_input = {2, 1, 3, 5, 3, 8, 7, 3, 9, 6, 2, 4};
+using tally_test::spec_example;
+using tally_test::spec_example_input;
+using tally_test::spec_examples;
 
-struct example {
-  bool product;
-  std::uint32_t axis;
-  tally::axis_direction direction;
-  bool exclusive;
-  std::array<float, 12> expected;
-};
-
-const example examples[] = {
-    {false, 3, tally::axis_direction::increasing, false, {2, 3, 6, 11, 3, 11, 18, 21, 9, 15, 17, 21}},
-    {false, 3, tally::axis_direction::increasing, true, {0, 2, 3, 6, 0, 3, 11, 18, 0, 9, 15, 17}},
-    {false, 3, tally::axis_direction::decreasing, false, {11, 9, 8, 5, 21, 18, 10, 3, 21, 12, 6, 4}},
-    {false, 2, tally::axis_direction::increasing, false, {2, 1, 3, 5, 5, 9, 10, 8, 14, 15, 12, 12}},
-    {true, 3, tally::axis_direction::increasing, false, {2, 2, 6, 30, 3, 24, 168, 504, 9, 54, 108, 432}},
-    {true, 3, tally::axis_direction::increasing, true, {1, 2, 2, 6, 1, 3, 24, 168, 1, 9, 54, 108}},
-    {true, 3, tally::axis_direction::decreasing, false, {30, 15, 15, 5, 504, 168, 21, 3, 432, 48, 8, 4}},
-    {true, 2, tally::axis_direction::increasing, false, {2, 1, 3, 5, 6, 8, 21, 15, 54, 48, 42, 60}},
-};
+tally::axis_direction direction_of(const spec_example& e) {
+  return e.decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing;
+}
 
 }  // namespace
 
 TEST_CASE("the spec's reference examples through the descriptor layer") {
-  const std::uint32_t sizes[4] = {1, 1, 3, 4};
-  const tally::tensor_desc tensor{tally::data_type::float32, 4, sizes, nullptr, 48};
-  for (const example& e : examples) {
+  const tally::tensor_desc tensor{tally::data_type::float32, tally_test::spec_example_rank,
+                                  tally_test::spec_example_sizes, nullptr, 48};
+  for (const spec_example& e : spec_examples) {
     std::array<float, 12> out{};
     tally::status s;
     if (e.product) {
-      const tally::cumulative_product_desc desc{&tensor, &tensor, e.axis, e.direction, e.exclusive};
+      const tally::cumulative_product_desc desc{&tensor, &tensor, e.axis, direction_of(e), e.exclusive};
       REQUIRE(tally::validate(desc));
-      s = tally::execute(desc, example_input.data(), out.data());
+      s = tally::execute(desc, spec_example_input.data(), out.data());
     } else {
-      const tally::cumulative_summation_desc desc{&tensor, &tensor, e.axis, e.direction, e.exclusive};
+      const tally::cumulative_summation_desc desc{&tensor, &tensor, e.axis, direction_of(e), e.exclusive};
       REQUIRE(tally::validate(desc));
-      s = tally::execute(desc, example_input.data(), out.data());
+      s = tally::execute(desc, spec_example_input.data(), out.data());
     }
     INFO("product " << e.product << " axis " << e.axis << " exclusive " << e.exclusive);
     REQUIRE(s.ok());
@@ -55,11 +43,11 @@ TEST_CASE("the spec's reference examples through the descriptor layer") {
 }
 
 TEST_CASE("the spec's reference examples through the typed layer") {
-  for (const example& e : examples) {
+  for (const spec_example& e : spec_examples) {
     std::array<float, 12> out{};
-    const tally::tensor_view<const float> in(example_input.data(), {1, 1, 3, 4});
+    const tally::tensor_view<const float> in(spec_example_input.data(), {1, 1, 3, 4});
     const tally::tensor_view<float> view(out.data(), {1, 1, 3, 4});
-    const tally::scan_options options{e.direction, e.exclusive};
+    const tally::scan_options options{direction_of(e), e.exclusive};
     // Negative axes count from the back: -1 is axis 3, -2 is axis 2.
     const int axis = static_cast<int>(e.axis) - 4;
     if (e.product)

@@ -12,8 +12,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -21,26 +19,18 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "reference.hpp"
+#include "support/bits.hpp"
+#include "support/random.hpp"
+#include "support/reference.hpp"
 
 namespace {
 
+using tally_test::first_difference;
+using tally_test::pick;
+using tally_test::rng_t;
+using tally_test::same_bits;
 using tally_test::scan_op;
-using rng_t = std::mt19937_64;
-
-std::uint64_t pick(rng_t& rng, std::uint64_t n) { return rng() % n; }
-double unit(rng_t& rng) { return static_cast<double>(rng() >> 11) * 0x1p-53; }
-
-template <class T>
-constexpr tally::data_type data_type_of() {
-  if constexpr (std::is_same_v<T, float>) return tally::data_type::float32;
-  if constexpr (std::is_same_v<T, tally::half>) return tally::data_type::float16;
-  if constexpr (std::is_same_v<T, double>) return tally::data_type::float64;
-  if constexpr (std::is_same_v<T, std::int32_t>) return tally::data_type::int32;
-  if constexpr (std::is_same_v<T, std::uint16_t>) return tally::data_type::uint16;
-  if constexpr (std::is_same_v<T, std::int64_t>) return tally::data_type::int64;
-  return tally::data_type::unknown;
-}
+using tally_test::unit;
 
 /// Random values: real-valued floats (sums in [-1, 1], products within 2^-10 of 1 so that
 /// long products stay finite), or full-range integers (odd for products).
@@ -66,18 +56,6 @@ std::vector<T> small_integer_values(rng_t& rng, std::size_t count) {
   std::vector<T> v(count);
   for (T& x : v) x = T(static_cast<float>(static_cast<int>(pick(rng, 201)) - 100));
   return v;
-}
-
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
-template <class T>
-std::size_t first_difference(const std::vector<T>& a, const std::vector<T>& b) {
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0) return i;
-  return a.size();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -154,11 +132,13 @@ std::vector<T> run_shape(const shape_case& shape, const std::vector<T>& input, s
       strides[d] = static_cast<std::uint32_t>(shape.in_strides[d]);
       last += (shape.sizes[d] - 1) * static_cast<std::uint64_t>(shape.in_strides[d]);
     }
-    const auto bytes = [](std::uint64_t elements) { return (elements * sizeof(T) + 3) / 4 * 4; };
+    const auto bytes = [](std::uint64_t elements) {
+      return static_cast<std::uint64_t>(tally_test::buffer_bytes(elements, sizeof(T)));
+    };
     const auto r = static_cast<std::uint32_t>(shape.rank);
-    const tally::tensor_desc in{data_type_of<T>(), r, sizes, strided ? strides : nullptr,
+    const tally::tensor_desc in{tally::data_type_of_v<T>, r, sizes, strided ? strides : nullptr,
                                 bytes(strided ? last + 1 : count)};
-    const tally::tensor_desc out{data_type_of<T>(), r, sizes, nullptr, bytes(count)};
+    const tally::tensor_desc out{tally::data_type_of_v<T>, r, sizes, nullptr, bytes(count)};
     tally::execution_options options;
     options.threads = l.threads;
     if (l.pool) {

@@ -1,7 +1,8 @@
 // The typed layer's NumPy conventions: negative axes, empty tensors as no-ops, errors thrown
 // as tally::error with the right code (and nothing written), tensor_view's constructors,
 // and outputs that overlap the input in any way giving the result of scanning a copy.
-// Expected values come from a plain scalar loop in this file, never from tally.
+// Expected values come from the independent reference (tests/support/reference.hpp),
+// never from tally.
 #include <tally/tally.hpp>
 
 #include <cstddef>
@@ -13,25 +14,13 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "support/reference.hpp"
 
 namespace {
 
 using tally::axis_direction;
 using tally::status_code;
 using tally::tensor_view;
-
-/// Wrapping (integers) or plain (floats) arithmetic of the element type, as the spec defines it.
-template <class T>
-T combine(T a, T b, bool product) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    // unsigned long long: never promoted to int, so the product cannot overflow a signed type.
-    const unsigned long long x = static_cast<U>(a), y = static_cast<U>(b);
-    return static_cast<T>(static_cast<U>(product ? x * y : x + y));
-  } else {
-    return product ? a * b : a + b;
-  }
-}
 
 /// A packed row-major shape with its element count and strides.
 struct shape_t {
@@ -68,29 +57,12 @@ std::vector<std::remove_const_t<T>> gather(const tensor_view<T>& v) {
   return packed;
 }
 
-/// The scan of a packed tensor, one line at a time, straight from the spec's table.
+/// The reference scan of a packed tensor.
 template <class T>
 std::vector<T> reference(const std::vector<T>& x, const shape_t& shape, std::size_t axis, axis_direction direction,
                          bool exclusive, bool product) {
-  std::vector<T> y(x.size());
-  std::size_t inner = 1;
-  for (std::size_t d = axis + 1; d < shape.sizes.size(); ++d) inner *= shape.sizes[d];
-  const std::size_t length = shape.sizes[axis];
-  const std::size_t outer = length ? x.size() / (length * inner) : 0;
-  for (std::size_t o = 0; o < outer; ++o)
-    for (std::size_t i = 0; i < inner; ++i)
-      for (std::size_t step = 0; step < length; ++step) {
-        const std::size_t k = direction == axis_direction::increasing ? step : length - 1 - step;
-        T acc = product ? T(1) : T(0);
-        // Y[k] combines X[0..k] (increasing) or X[k..L-1] (decreasing), without X[k] if exclusive.
-        for (std::size_t j = 0; j < length; ++j) {
-          const bool taken = direction == axis_direction::increasing ? (exclusive ? j < k : j <= k)
-                                                                      : (exclusive ? j > k : j >= k);
-          if (taken) acc = combine(acc, x[(o * length + j) * inner + i], product);
-        }
-        y[(o * length + k) * inner + i] = acc;
-      }
-  return y;
+  return tally_test::reference_scan_packed(product ? tally_test::scan_op::product : tally_test::scan_op::sum,
+                                           shape.sizes, axis, direction == axis_direction::decreasing, exclusive, x);
 }
 
 /// Small values: every partial sum or product of up to 12 of them (3^12 < 2^24) is exact in

@@ -13,14 +13,13 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "support/reference.hpp"
+#include "support/types.hpp"
 
 namespace {
 
 using tally::data_type;
 using tally::status_code;
-
-// 128-bit arithmetic for an independent reference of DMLCalcBufferTensorSize.
-__extension__ typedef unsigned __int128 u128;
 
 constexpr std::uint32_t u32_max = 0xFFFFFFFFu;
 constexpr std::uint64_t u64_max = ~std::uint64_t{0};
@@ -146,52 +145,27 @@ void expect_refused_at_execute(const problem& p, const void* in, void* out, cons
   CHECK(a.unchanged());
 }
 
-std::vector<std::uint64_t> packed_strides(const std::uint32_t* sizes, std::uint32_t rank) {
-  std::vector<std::uint64_t> s(rank);
-  std::uint64_t p = 1;
-  for (std::uint32_t d = rank; d-- > 0;) {
-    s[d] = p;
-    p *= sizes[d];
-  }
-  return s;
-}
-
-/// Independent float32 reference over any strides: walks each line by multi-index, in
-/// double (the test values are small integers, so every result is exact).
+/// The independent reference (float32) over a descriptor pair's layouts, packed or strided
+/// (the test values are small integers, so every result is exact).
 void reference_scan(const tally::tensor_desc& in_desc, const tally::tensor_desc& out_desc, const float* in, float* out,
                     std::uint32_t axis, bool decreasing, bool exclusive, bool product) {
   const std::uint32_t rank = in_desc.dimension_count;
-  const std::vector<std::uint64_t> ps = packed_strides(in_desc.sizes, rank);
-  const auto stride = [&](const tally::tensor_desc& t, std::uint32_t d) {
-    return t.strides ? std::uint64_t{t.strides[d]} : ps[d];
-  };
-  std::uint64_t lines = 1;
-  for (std::uint32_t d = 0; d < rank; ++d)
-    if (d != axis) lines *= in_desc.sizes[d];
-  for (std::uint64_t line = 0; line < lines; ++line) {
-    std::uint64_t rest = line, in_base = 0, out_base = 0;
-    for (std::uint32_t d = rank; d-- > 0;) {
-      if (d == axis) continue;
-      const std::uint64_t i = rest % in_desc.sizes[d];
-      rest /= in_desc.sizes[d];
-      in_base += i * stride(in_desc, d);
-      out_base += i * stride(out_desc, d);
-    }
-    const std::uint32_t n = in_desc.sizes[axis];
-    double running = product ? 1.0 : 0.0;
-    for (std::uint32_t k = 0; k < n; ++k) {
-      const std::uint32_t i = decreasing ? n - 1 - k : k;
-      const double x = in[in_base + i * stride(in_desc, axis)];
-      const double before = running;
-      running = product ? running * x : running + x;
-      out[out_base + i * stride(out_desc, axis)] = static_cast<float>(exclusive ? before : running);
-    }
+  std::size_t sizes[8];
+  std::uint64_t in_elements[8], out_elements[8];
+  std::ptrdiff_t in_strides[8], out_strides[8];
+  tally_test::effective_strides(rank, in_desc.sizes, in_desc.strides, in_elements);
+  tally_test::effective_strides(rank, out_desc.sizes, out_desc.strides, out_elements);
+  for (std::uint32_t d = 0; d < rank; ++d) {
+    sizes[d] = in_desc.sizes[d];
+    in_strides[d] = static_cast<std::ptrdiff_t>(in_elements[d]);
+    out_strides[d] = static_cast<std::ptrdiff_t>(out_elements[d]);
   }
+  tally_test::reference_scan<float>(product ? tally_test::scan_op::product : tally_test::scan_op::sum, rank, sizes,
+                                    axis, decreasing, exclusive, in, in_strides, out, out_strides);
 }
 
-const data_type all_types[] = {data_type::float32, data_type::float16, data_type::uint32, data_type::uint16,
-                               data_type::uint8,   data_type::int32,   data_type::int16,  data_type::int8,
-                               data_type::float64, data_type::uint64,  data_type::int64};
+/// Every supported type, by enum value (the random layout test below picks by index).
+constexpr const auto& all_types = tally_test::all_data_types;
 
 }  // namespace
 
@@ -814,24 +788,10 @@ TEST_CASE("calc_buffer_tensor_size: agrees with a 128-bit reference on random la
       strides[d] = pick_u32();
     }
     const bool strided = rng() % 2 == 0;
-    // Reference: the formula in 128 bits, where no intermediate can wrap (each term is
-    // below 2^64 * 2^32); anything at or above 2^64 is an overflow.
-    bool bad = false, overflow = false;
-    for (std::uint32_t d = 0; d < rank; ++d) bad = bad || sizes[d] == 0;
-    u128 last = 0;
-    if (strided) {
-      for (std::uint32_t d = 0; d < rank && !bad; ++d) last += u128{sizes[d] - 1u} * strides[d];
-    } else if (!bad) {
-      u128 count = 1;
-      for (std::uint32_t d = 0; d < rank && !overflow; ++d) {
-        count *= sizes[d];
-        overflow = (count >> 64) != 0;
-      }
-      last = count - 1;
-    }
-    const u128 rounded = ((last + 1) * tally::element_size(type) + 3) / 4 * 4;
-    overflow = overflow || (rounded >> 64) != 0;
-    const std::uint64_t expected = bad || overflow ? 0 : static_cast<std::uint64_t>(rounded);
+    // Reference: the formula in 128 bits, where no intermediate can wrap; anything at or
+    // above 2^64 is an overflow (0).
+    const std::uint64_t expected = tally_test::min_buffer_bytes(static_cast<std::uint32_t>(type), rank, sizes,
+                                                                strided ? strides : nullptr);
     const std::uint64_t got = tally::calc_buffer_tensor_size(type, rank, sizes, strided ? strides : nullptr);
     if (got != expected) {
       CAPTURE(iteration, tally::to_string(type), rank, strided, sizes[0], strides[0]);

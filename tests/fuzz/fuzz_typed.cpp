@@ -15,30 +15,31 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <type_traits>
 #include <vector>
 
-#include "reference.hpp"
+#include "fuzz_input.hpp"
+#include "support/bits.hpp"
+#include "support/reference.hpp"
+#include "support/types.hpp"
 
 namespace {
 
-using fuzzref::byte_reader;
+using fuzz::byte_reader;
+using fuzz::fail;
 
 constexpr std::int64_t max_arena_elements = 1 << 18;
 
+/// The nine types the input's type byte picks from (byte % 9), in the order the seed
+/// corpus and docs/hardening.md assume.
+using fuzzed_types = tally_test::type_list<float, double, tally::half, std::int8_t, std::uint8_t, std::int16_t,
+                                           std::int32_t, std::uint64_t, std::int64_t>;
+
+/// The data_type value of T (DirectML's), as the reference takes it.
 template <class T>
 constexpr std::uint32_t type_code() {
-  if constexpr (std::is_same_v<T, float>) return 1;
-  else if constexpr (std::is_same_v<T, tally::half>) return 2;
-  else if constexpr (std::is_same_v<T, double>) return 9;
-  else if constexpr (std::is_same_v<T, std::int8_t>) return 8;
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return 5;
-  else if constexpr (std::is_same_v<T, std::int16_t>) return 7;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return 6;
-  else if constexpr (std::is_same_v<T, std::uint64_t>) return 10;
-  else return 11;  // int64
+  return static_cast<std::uint32_t>(tally::data_type_of_v<T>);
 }
 
 std::size_t decode_size(byte_reader& r) {
@@ -105,19 +106,14 @@ layout decode_layout(byte_reader& r, std::size_t rank, const std::size_t* sizes)
 bool distinct_addresses(const layout& l) {
   if (l.empty()) return true;
   std::vector<bool> seen(static_cast<std::size_t>(l.high - l.low + 1));
-  std::size_t index[9] = {};
-  for (;;) {
-    std::int64_t offset = -l.low;
-    for (std::size_t d = 0; d < l.rank; ++d) offset += static_cast<std::int64_t>(index[d]) * l.strides[d];
-    if (seen[static_cast<std::size_t>(offset)]) return false;
-    seen[static_cast<std::size_t>(offset)] = true;
-    std::size_t d = l.rank;
-    for (; d-- > 0;) {
-      if (++index[d] < l.sizes[d]) break;
-      index[d] = 0;
-    }
-    if (d == static_cast<std::size_t>(-1)) return true;
-  }
+  bool distinct = true;
+  tally_test::for_each_index(l.rank, l.sizes, [&](const std::size_t* index) {
+    const auto offset = static_cast<std::size_t>(tally_test::offset_of(l.rank, index, l.strides) - l.low);
+    distinct = !seen[offset];
+    seen[offset] = true;
+    return distinct;  // the first shared address ends the walk (the span bounds it)
+  });
+  return distinct;
 }
 
 bool interleaving(const layout& l) {
@@ -127,7 +123,7 @@ bool interleaving(const layout& l) {
     sizes[d] = l.sizes[d];
     strides[d] = l.strides[d];
   }
-  return fuzzref::interleaves(static_cast<std::uint32_t>(l.rank), sizes, strides);
+  return tally_test::interleaves(static_cast<std::uint32_t>(l.rank), sizes, strides);
 }
 
 template <class T>
@@ -137,8 +133,8 @@ struct arena {
 };
 
 template <class T>
-void fill(std::vector<T>& v, std::uint32_t code, bool product, fuzzref::random_bits& rng) {
-  fuzzref::fill_elements(reinterpret_cast<unsigned char*>(v.data()), v.size() * sizeof(T), code, product, rng);
+void fill(std::vector<T>& v, std::uint32_t code, bool product, fuzz::random_bits& rng) {
+  fuzz::fill_elements(reinterpret_cast<unsigned char*>(v.data()), v.size() * sizeof(T), code, product, rng);
 }
 
 template <class T>
@@ -176,7 +172,7 @@ void run(byte_reader& r, std::uint8_t flags) {
   arena<T> a, b;  // b holds the output when the views are in separate buffers
   a.data.resize(static_cast<std::size_t>(separate ? in_end : std::max(in_end, out_end)));
   if (separate) b.data.resize(static_cast<std::size_t>(out_end));
-  fuzzref::random_bits rng{r.u64()};
+  fuzz::random_bits rng{r.u64()};
   fill(a.data, code, product, rng);
   fill(b.data, code, product, rng);
   T* out_arena = separate ? b.data.data() : a.data.data();
@@ -240,15 +236,15 @@ void run(byte_reader& r, std::uint8_t flags) {
     threw = true;
     if (must_succeed && !(may_refuse_as_overlap && e.code() == tally::status_code::overlapping_output)) {
       std::fprintf(stderr, "tally threw %s: %s\n", to_string(e.code()), e.what());
-      fuzzref::fail("the typed layer refused a call the reference rules accept");
+      fail("the typed layer refused a call the reference rules accept");
     }
   }
   if (threw) {
     if (a.data != a.snapshot || b.data != b.snapshot || carries.data != carries.snapshot)
-      fuzzref::fail("a refused typed call changed a buffer");
+      fail("a refused typed call changed a buffer");
     return;
   }
-  if (!must_succeed) fuzzref::fail("the typed layer accepted a call the reference rules refuse");
+  if (!must_succeed) fail("the typed layer accepted a call the reference rules refuse");
 
   // Expected buffers: the snapshots, with the output (and carry_out) elements replaced by
   // the scan of the snapshot's input elements.
@@ -260,12 +256,10 @@ void run(byte_reader& r, std::uint8_t flags) {
   const auto* in_bytes = reinterpret_cast<const unsigned char*>(a.snapshot.data());
   const auto* carry_bytes = reinterpret_cast<const unsigned char*>(carries.snapshot.data());
 
-  bool any_line = !out_l.empty() || (in_l.sizes[axis_index] == 0);
-  for (std::size_t d = 0; d < rank; ++d)
-    if (d != axis_index && sizes[d] == 0) any_line = false;
-  std::size_t index[9] = {};
-  const fuzzref::line_spec spec{code, product, exclusive, direction == 1, sizes[axis_index]};
-  while (any_line) {
+  // Every line, also the lines of a zero-length axis (their carry-out is the carry-in or
+  // the identity); none when another dimension is empty.
+  const tally_test::line_spec spec{code, product, exclusive, direction == 1, sizes[axis_index]};
+  tally_test::for_each_line(rank, sizes, axis_index, [&](const std::size_t* index) {
     std::int64_t in_at = in_base, out_at = out_base, carry_at = 0;
     for (std::size_t d = 0, c = 0, packed = carry_count; d < rank; ++d) {
       in_at += static_cast<std::int64_t>(index[d]) * in_l.strides[d];
@@ -277,38 +271,28 @@ void run(byte_reader& r, std::uint8_t flags) {
     }
     auto read = [&](std::uint64_t i) {
       const std::int64_t element = in_at + static_cast<std::int64_t>(i) * in_l.strides[axis_index];
-      return fuzzref::read_element(in_bytes + element * static_cast<std::int64_t>(sizeof(T)), code);
+      return tally_test::read_element(in_bytes + element * static_cast<std::int64_t>(sizeof(T)), code);
     };
-    auto write = [&](std::uint64_t i, const fuzzref::running& value) {
+    auto write = [&](std::uint64_t i, const tally_test::exact_value& value) {
       const std::int64_t element = out_at + static_cast<std::int64_t>(i) * out_l.strides[axis_index];
-      if (!fuzzref::write_element(reinterpret_cast<unsigned char*>(expected_out + element), code, value))
+      if (!tally_test::write_element(reinterpret_cast<unsigned char*>(expected_out + element), code, value))
         unchecked_out[static_cast<std::size_t>(element)] = true;
     };
-    fuzzref::element_value carry_value;
+    tally_test::element_value carry_value;
     if (use_carry_in)
-      carry_value = fuzzref::read_element(carry_bytes + (carry_in_at + static_cast<std::size_t>(carry_at)) * sizeof(C),
-                                          carry_code);
-    fuzzref::running total(code, product);
-    const bool is_float = fuzzref::is_float_type(code);
-    fuzzref::scan_line(spec, read, write, use_carry_in && is_float ? &carry_value.f : nullptr,
-                       use_carry_in && !is_float ? &carry_value.b : nullptr, &total);
+      carry_value = tally_test::read_element(
+          carry_bytes + (carry_in_at + static_cast<std::size_t>(carry_at)) * sizeof(C), carry_code);
+    tally_test::exact_value total =
+        tally_test::exact_scan_line(spec, read, write, use_carry_in ? &carry_value : nullptr);
     if (use_carry_out) {
       const std::size_t element = carry_out_at + static_cast<std::size_t>(carry_at);
       // A half scan's carry is its float32 running value: the exact value, as float.
-      fuzzref::running as_carry = total;
-      as_carry.type = carry_code;
-      if (!fuzzref::write_element(reinterpret_cast<unsigned char*>(expected_carries.data() + element), carry_code,
-                                  as_carry))
+      total.type = carry_code;
+      if (!tally_test::write_element(reinterpret_cast<unsigned char*>(expected_carries.data() + element), carry_code,
+                                     total))
         unchecked_carry[element] = true;
     }
-    std::size_t d = rank;
-    for (; d-- > 0;) {
-      if (d == axis_index) continue;
-      if (++index[d] < sizes[d]) break;
-      index[d] = 0;
-    }
-    if (d == static_cast<std::size_t>(-1)) break;
-  }
+  });
 
   auto describe = [&](const char* name, const layout& l, std::int64_t base) {
     std::fprintf(stderr, "  %s: base %lld sizes/strides", name, static_cast<long long>(base));
@@ -318,19 +302,17 @@ void run(byte_reader& r, std::uint8_t flags) {
   auto compare = [&](const auto& actual, auto& expected, const std::vector<bool>* unchecked, const char* what) {
     for (std::size_t i = 0; i < actual.size(); ++i) {
       if (unchecked && (*unchecked)[i]) continue;
-      if (std::memcmp(&actual[i], &expected[i], sizeof actual[i]) != 0) {
-        std::uint64_t got = 0, want = 0;
-        std::memcpy(&got, &actual[i], sizeof actual[i]);
-        std::memcpy(&want, &expected[i], sizeof actual[i]);
+      if (!tally_test::same_bits(actual[i], expected[i])) {
         std::fprintf(stderr, "%s element %zu differs: bits 0x%llx, expected 0x%llx\n", what, i,
-                     static_cast<unsigned long long>(got), static_cast<unsigned long long>(want));
+                     static_cast<unsigned long long>(tally_test::bits_of(actual[i])),
+                     static_cast<unsigned long long>(tally_test::bits_of(expected[i])));
         std::fprintf(stderr, "  type %u %s %s %s axis %d threads %u carry_in %d carry_out %d same %d keepdims %d separate %d\n",
                      code, product ? "cumprod" : "cumsum", exclusive ? "exclusive" : "inclusive",
                      direction ? "decreasing" : "increasing", axis, options.threads, use_carry_in, use_carry_out,
                      same_carry, keepdims, separate);
         describe("in", in_l, in_base);
         describe("out", out_l, out_base);
-        fuzzref::fail("typed result differs from the reference");
+        fail("typed result differs from the reference");
       }
     }
   };
@@ -344,16 +326,7 @@ void run(byte_reader& r, std::uint8_t flags) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   byte_reader r{data, size};
   const std::uint8_t flags = r.u8();
-  switch (r.u8() % 9) {
-    case 0: run<float>(r, flags); break;
-    case 1: run<double>(r, flags); break;
-    case 2: run<tally::half>(r, flags); break;
-    case 3: run<std::int8_t>(r, flags); break;
-    case 4: run<std::uint8_t>(r, flags); break;
-    case 5: run<std::int16_t>(r, flags); break;
-    case 6: run<std::int32_t>(r, flags); break;
-    case 7: run<std::uint64_t>(r, flags); break;
-    default: run<std::int64_t>(r, flags); break;
-  }
+  tally_test::with_type<fuzzed_types>(r.u8() % fuzzed_types::size,
+                                      [&](auto tag) { run<typename decltype(tag)::type>(r, flags); });
   return 0;
 }

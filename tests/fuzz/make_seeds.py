@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora under fuzz/corpus/ (committed; rerun after changing the input
+"""Writes the seed corpora under tests/fuzz/corpus/ (committed; rerun after changing the input
 layout of a fuzz target). Each seed is a byte string in the layout the target decodes,
 documented in docs/hardening.md; the fuzzer mutates from here."""
 import os

@@ -4,7 +4,8 @@
 // dimension count, sizes, strides, axis, direction, total sizes) and buffers allocated to
 // exactly the declared total_tensor_size_in_bytes, so that any access past the declared
 // end is an AddressSanitizer report. The property checked on every input:
-//   - validate() is ok exactly when the reference rules (fuzz/reference.hpp) say so;
+//   - validate() is ok exactly when the reference rules (tests/support/reference.hpp)
+//     say so;
 //   - execute() is ok exactly when those rules and the buffer rules say so;
 //   - a refused execute() leaves every buffer byte-for-byte unchanged;
 //   - an accepted one writes exactly the reference result into the output elements and
@@ -20,19 +21,21 @@
 #include <memory>
 #include <vector>
 
-#include "reference.hpp"
+#include "fuzz_input.hpp"
+#include "support/reference.hpp"
+#include "support/types.hpp"
 
 namespace {
 
-using fuzzref::byte_reader;
+using fuzz::byte_reader;
+using fuzz::fail;
 
 constexpr std::uint64_t max_buffer_bytes = 1u << 18;  // 256 KiB: room for threads and long lines, still fast
 
-constexpr std::uint32_t supported_types[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
-
 std::uint32_t decode_type(byte_reader& r) {
   const std::uint8_t b = r.u8();
-  if (b < 0xe0) return supported_types[b % 11];
+  // A supported type by enum value: b % 11 picks float32 (1) ... int64 (11).
+  if (b < 0xe0) return static_cast<std::uint32_t>(tally_test::all_data_types[b % tally_test::type_count]);
   if (b < 0xff) return b & 0x1fu;  // 0, 12, 13 and other invalid values as well as valid ones
   return r.u32();
 }
@@ -124,14 +127,14 @@ struct tensor {
 bool tensor_ok(const tally::tensor_desc* t) {
   if (!t || !t->sizes) return false;
   if (t->dimension_count < 1 || t->dimension_count > 8) return false;
-  if (fuzzref::element_bytes(static_cast<std::uint32_t>(t->type)) == 0) return false;
+  if (tally_test::element_bytes(static_cast<std::uint32_t>(t->type)) == 0) return false;
   for (std::uint32_t d = 0; d < t->dimension_count; ++d)
     if (t->sizes[d] == 0) return false;
   return true;
 }
 
 bool size_ok(const tally::tensor_desc& t) {
-  const std::uint64_t need = fuzzref::min_buffer_bytes(static_cast<std::uint32_t>(t.type), t.dimension_count,
+  const std::uint64_t need = tally_test::min_buffer_bytes(static_cast<std::uint32_t>(t.type), t.dimension_count,
                                                        t.sizes, t.strides);
   // tally additionally keeps every byte offset, and the declared total itself, within
   // ptrdiff_t: no object can be larger (its documented rule for hostile totals).
@@ -149,23 +152,23 @@ bool desc_ok(const tally::tensor_desc* in, const tally::tensor_desc* out, std::u
   std::uint64_t sizes[8], strides[8];
   std::int64_t signed_strides[8];
   for (std::uint32_t d = 0; d < out->dimension_count; ++d) sizes[d] = out->sizes[d];
-  fuzzref::effective_strides(out->dimension_count, out->sizes, out->strides, strides);
+  tally_test::effective_strides(out->dimension_count, out->sizes, out->strides, strides);
   for (std::uint32_t d = 0; d < out->dimension_count; ++d) signed_strides[d] = static_cast<std::int64_t>(strides[d]);
-  return !fuzzref::interleaves(out->dimension_count, sizes, signed_strides);
+  return !tally_test::interleaves(out->dimension_count, sizes, signed_strides);
 }
 
 bool buffers_ok(const tally::tensor_desc& in, const tally::tensor_desc& out, const unsigned char* input,
                 const unsigned char* output) {
   if (!input || !output) return false;
-  const std::uint32_t bytes = fuzzref::element_bytes(static_cast<std::uint32_t>(in.type));
+  const std::uint32_t bytes = tally_test::element_bytes(static_cast<std::uint32_t>(in.type));
   const auto a = reinterpret_cast<std::uintptr_t>(input), b = reinterpret_cast<std::uintptr_t>(output);
   if (a % bytes != 0 || b % bytes != 0) return false;
   if (a + in.total_tensor_size_in_bytes <= b || b + out.total_tensor_size_in_bytes <= a) return true;
   // Overlapping: only the exact same binding is allowed (in place).
   if (a != b || in.total_tensor_size_in_bytes != out.total_tensor_size_in_bytes) return false;
   std::uint64_t si[8], so[8];
-  fuzzref::effective_strides(in.dimension_count, in.sizes, in.strides, si);
-  fuzzref::effective_strides(out.dimension_count, out.sizes, out.strides, so);
+  tally_test::effective_strides(in.dimension_count, in.sizes, in.strides, si);
+  tally_test::effective_strides(out.dimension_count, out.sizes, out.strides, so);
   for (std::uint32_t d = 0; d < in.dimension_count; ++d)
     if (si[d] != so[d]) return false;
   return true;
@@ -185,48 +188,38 @@ void expected_result(const tally::tensor_desc& in, const tally::tensor_desc& out
                      bool decreasing, bool product, bool exclusive, const unsigned char* input_snapshot,
                      unsigned char* expected, std::vector<bool>& unchecked) {
   const std::uint32_t type = static_cast<std::uint32_t>(in.type);
-  const std::uint32_t bytes = fuzzref::element_bytes(type);
+  const std::uint32_t bytes = tally_test::element_bytes(type);
   const std::uint32_t rank = in.dimension_count;
   std::uint64_t si[8], so[8];
-  fuzzref::effective_strides(rank, in.sizes, in.strides, si);
-  fuzzref::effective_strides(rank, out.sizes, out.strides, so);
+  tally_test::effective_strides(rank, in.sizes, in.strides, si);
+  tally_test::effective_strides(rank, out.sizes, out.strides, so);
+  std::size_t sizes[8];
+  for (std::uint32_t d = 0; d < rank; ++d) sizes[d] = in.sizes[d];
   // The exact-distinctness check: the conservative rule must imply it.
   std::vector<bool> seen(out.total_tensor_size_in_bytes / bytes + 1);
-  std::uint64_t index[8] = {};
-  const fuzzref::line_spec spec{type, product, exclusive, decreasing, in.sizes[axis]};
-  for (;;) {
-    std::uint64_t in_base = 0, out_base = 0;
-    for (std::uint32_t d = 0; d < rank; ++d) {
-      in_base += index[d] * si[d];
-      out_base += index[d] * so[d];
-    }
+  const tally_test::line_spec spec{type, product, exclusive, decreasing, in.sizes[axis]};
+  tally_test::for_each_line(rank, sizes, axis, [&](const std::size_t* index) {
+    const auto in_base = static_cast<std::uint64_t>(tally_test::offset_of(rank, index, si));
+    const auto out_base = static_cast<std::uint64_t>(tally_test::offset_of(rank, index, so));
     auto read = [&](std::uint64_t i) {
-      return fuzzref::read_element(input_snapshot + (in_base + i * si[axis]) * bytes, type);
+      return tally_test::read_element(input_snapshot + (in_base + i * si[axis]) * bytes, type);
     };
-    auto write = [&](std::uint64_t i, const fuzzref::running& value) {
+    auto write = [&](std::uint64_t i, const tally_test::exact_value& value) {
       const std::uint64_t element = out_base + i * so[axis];
-      if ((element + 1) * bytes > out.total_tensor_size_in_bytes) fuzzref::fail("an output element lies past the buffer");
-      if (seen[element]) fuzzref::fail("tally accepted an output layout with two elements at one address");
+      if ((element + 1) * bytes > out.total_tensor_size_in_bytes) fail("an output element lies past the buffer");
+      if (seen[element]) fail("tally accepted an output layout with two elements at one address");
       seen[element] = true;
-      if (!fuzzref::write_element(expected + element * bytes, type, value))
+      if (!tally_test::write_element(expected + element * bytes, type, value))
         for (std::uint32_t k = 0; k < bytes; ++k) unchecked[element * bytes + k] = true;
     };
-    fuzzref::scan_line(spec, read, write, nullptr, nullptr, nullptr);
-    // Next line: odometer over every dimension but the axis.
-    std::uint32_t d = rank;
-    for (; d-- > 0;) {
-      if (d == axis) continue;
-      if (++index[d] < in.sizes[d]) break;
-      index[d] = 0;
-    }
-    if (d == static_cast<std::uint32_t>(-1)) break;
-  }
+    tally_test::exact_scan_line(spec, read, write, nullptr);
+  });
 }
 
 void check_unchanged(const allocation& a, const char* what) {
   if (a.size != 0 && std::memcmp(a.data.get(), a.snapshot.data(), a.size) != 0) {
     std::fprintf(stderr, "%s\n", what);
-    fuzzref::fail("a refused execute() changed a buffer");
+    fail("a refused execute() changed a buffer");
   }
 }
 
@@ -251,7 +244,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   in.sizes = make_array(in.stored);
   for (std::size_t d = 0; d < in.stored; ++d) in.sizes[d] = decode_size(r);
   if (flags & 8) in.strides = decode_strides(r, in.stored, in.sizes.get());
-  in.total = decode_total(r, fuzzref::min_buffer_bytes(in.type, in.rank, in.sizes.get(), in.strides.get()));
+  in.total = decode_total(r, tally_test::min_buffer_bytes(in.type, in.rank, in.sizes.get(), in.strides.get()));
 
   tensor out;
   out.type = (perturb & 1) ? decode_type(r) : in.type;
@@ -268,7 +261,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     out.total = in.total;
   } else {
     if (flags & 0x10) out.strides = decode_strides(r, out.stored, out.sizes.get());
-    out.total = decode_total(r, fuzzref::min_buffer_bytes(out.type, out.rank, out.sizes.get(), out.strides.get()));
+    out.total = decode_total(r, tally_test::min_buffer_bytes(out.type, out.rank, out.sizes.get(), out.strides.get()));
   }
   in.bind();
   out.bind();
@@ -289,12 +282,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (validated.ok() != expect_valid) {
     std::fprintf(stderr, "validate(): tally says %s (%s), the reference says %s\n", to_string(validated.code()),
                  validated.message(), expect_valid ? "valid" : "invalid");
-    fuzzref::fail("validate() disagrees with the reference rules");
+    fail("validate() disagrees with the reference rules");
   }
   if (in.total > max_buffer_bytes || out.total > max_buffer_bytes) return 0;  // validate only
 
   // Buffers: separate, in place, or two windows of one arena (partial overlaps).
-  const std::uint32_t in_bytes = std::max<std::uint32_t>(1, fuzzref::element_bytes(in.type));
+  const std::uint32_t in_bytes = std::max<std::uint32_t>(1, tally_test::element_bytes(in.type));
   std::size_t misalign_in = 0, misalign_out = 0;
   if (perturb & 8) {
     const std::uint8_t m = r.u8();
@@ -319,12 +312,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     output = blocks[1].data.get() + misalign_out;
     out_block = 1;
   }
-  fuzzref::random_bits rng{r.u64()};
+  fuzz::random_bits rng{r.u64()};
   // The output window's initial bytes are noise; the input window then gets data values
   // (in place and overlapping windows read data written as input).
-  for (auto& b : blocks) fuzzref::fill_elements(b.data.get(), b.size, 0, product, rng);
-  if (!in_place && !arena) fuzzref::fill_elements(output, out.total, 0, product, rng);
-  fuzzref::fill_elements(input, in.total, in.type, product, rng);
+  for (auto& b : blocks) fuzz::fill_elements(b.data.get(), b.size, 0, product, rng);
+  if (!in_place && !arena) fuzz::fill_elements(output, out.total, 0, product, rng);
+  fuzz::fill_elements(input, in.total, in.type, product, rng);
   if (null_choice == 4) input = nullptr;
   if (null_choice == 5) output = nullptr;
   for (auto& b : blocks) b.snapshot.assign(b.data.get(), b.data.get() + b.size);
@@ -338,7 +331,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (executed.ok() != expect_ok) {
     std::fprintf(stderr, "execute(): tally says %s (%s), the reference says %s\n", to_string(executed.code()),
                  executed.message(), expect_ok ? "ok" : "refused");
-    fuzzref::fail("execute() disagrees with the reference rules");
+    fail("execute() disagrees with the reference rules");
   }
   if (!executed.ok()) {
     for (const auto& b : blocks) check_unchanged(b, executed.message());
@@ -362,7 +355,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::fprintf(stderr, "buffer %zu byte %zu: tally wrote 0x%02x, expected 0x%02x (type %u, %s, axis %u, %s, %s)\n",
                      k, i, blocks[k].data[i], expected[k][i], in.type, product ? "product" : "sum", axis,
                      direction ? "decreasing" : "increasing", exclusive ? "exclusive" : "inclusive");
-        fuzzref::fail("execute() result differs from the reference");
+        fail("execute() result differs from the reference");
       }
     }
   }
