@@ -55,24 +55,24 @@ struct float_tensor_4d {
 
 HRESULT run(const example& e, const DML_TENSOR_DESC& tensor, const void* in, void* out,
             tally::status* details = nullptr) {
+  // The operator desc filled field by field, as DirectML code does; the two descs differ
+  // only in the name of the exclusive flag.
+  const auto execute = [&](auto& desc, DML_OPERATOR_TYPE type) {
+    desc.InputTensor = &tensor;
+    desc.OutputTensor = &tensor;
+    desc.Axis = e.axis;
+    desc.AxisDirection = e.direction;
+    const DML_OPERATOR_DESC op_desc{type, &desc};
+    return tally::directml::execute(op_desc, in, out, {}, details);
+  };
   if (e.type == DML_OPERATOR_CUMULATIVE_SUMMATION) {
     DML_CUMULATIVE_SUMMATION_OPERATOR_DESC sum_desc{};
-    sum_desc.InputTensor = &tensor;
-    sum_desc.OutputTensor = &tensor;
-    sum_desc.Axis = e.axis;
-    sum_desc.AxisDirection = e.direction;
     sum_desc.HasExclusiveSum = e.exclusive;
-    const DML_OPERATOR_DESC op_desc{DML_OPERATOR_CUMULATIVE_SUMMATION, &sum_desc};
-    return tally::directml::execute(op_desc, in, out, {}, details);
+    return execute(sum_desc, DML_OPERATOR_CUMULATIVE_SUMMATION);
   }
   DML_CUMULATIVE_PRODUCT_OPERATOR_DESC product_desc{};
-  product_desc.InputTensor = &tensor;
-  product_desc.OutputTensor = &tensor;
-  product_desc.Axis = e.axis;
-  product_desc.AxisDirection = e.direction;
   product_desc.HasExclusiveProduct = e.exclusive;
-  const DML_OPERATOR_DESC op_desc{DML_OPERATOR_CUMULATIVE_PRODUCT, &product_desc};
-  return tally::directml::execute(op_desc, in, out, {}, details);
+  return execute(product_desc, DML_OPERATOR_CUMULATIVE_PRODUCT);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "support/calls.hpp"
 #include "support/reference.hpp"
 
 namespace {
@@ -62,13 +63,9 @@ std::string describe(const scan_case& c) {
 template <class T>
 std::vector<std::pair<std::string, std::vector<T>>> scan_all_shapes(const std::vector<T>& x, const scan_case& c) {
   const std::size_t n = x.size();
-  tally::scan_options options;
-  options.direction = c.decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing;
-  options.exclusive = c.exclusive;
-  options.threads = c.threads;
-  const auto scan = [&](auto in, auto out, int axis) {
-    if (c.product) tally::cumprod<T>(in, out, axis, options);
-    else tally::cumsum<T>(in, out, axis, options);
+  const tally::scan_options options{tally_test::direction_of(c.decreasing), c.exclusive, c.threads};
+  const auto scan = [&](tally::tensor_view<const T> in, tally::tensor_view<T> out, int axis) {
+    tally_test::typed_scan<T>(c.product, in, out, axis, options);
   };
   std::vector<std::pair<std::string, std::vector<T>>> results;
 
@@ -105,9 +102,9 @@ std::vector<std::pair<std::string, std::vector<T>>> scan_all_shapes(const std::v
     // calc_buffer_tensor_size rounds up to 4 bytes: give the buffers that room.
     std::vector<T> in(x), out(n + 4);
     in.resize(n + 4);
-    tally::status s;
-    if (c.product) s = tally::execute(tally::cumulative_product_desc{&t, &t, 0, direction, c.exclusive}, in.data(), out.data(), exec);
-    else s = tally::execute(tally::cumulative_summation_desc{&t, &t, 0, direction, c.exclusive}, in.data(), out.data(), exec);
+    const tally::status s = tally_test::with_scan_desc(
+        c.product, &t, &t, 0, direction, c.exclusive,
+        [&](const auto& desc) { return tally::execute(desc, in.data(), out.data(), exec); });
     INFO(s.message());
     REQUIRE(s.ok());
     y.assign(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n));

@@ -21,6 +21,7 @@
 
 #include "catch.hpp"
 #include "support/bits.hpp"
+#include "support/calls.hpp"
 #include "support/random.hpp"
 #include "support/reference.hpp"
 #include "support/types.hpp"
@@ -349,7 +350,7 @@ void run_case(const scan_case& c) {
     wide_expected = tally_test::wide_reference_scan<T>(c.op, rank, c.sizes, c.axis, c.decreasing, c.exclusive, in,
                                                        c.in_strides);
 
-  const auto direction = c.decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing;
+  const tally::axis_direction direction = tally_test::direction_of(c.decreasing);
   if (c.door == front_door::descriptor) {
     std::uint32_t sizes[8], in_strides[8], out_strides[8];
     for (std::size_t d = 0; d < rank; ++d) {
@@ -363,36 +364,22 @@ void run_case(const scan_case& c) {
     const tally::tensor_desc out_desc{type, r, sizes, c.packed_out ? nullptr : out_strides, out_bytes};
     tally::execution_options options;
     options.threads = c.threads;
-    tally::status s;
-    if (c.op == scan_op::sum) {
-      const tally::cumulative_summation_desc desc{&in_desc, &out_desc, static_cast<std::uint32_t>(c.axis), direction,
-                                                  c.exclusive};
-      s = tally::validate(desc);
-      INFO(s.message());
-      REQUIRE(s.ok());
-      s = tally::execute(desc, in, out, options);
-    } else {
-      const tally::cumulative_product_desc desc{&in_desc, &out_desc, static_cast<std::uint32_t>(c.axis), direction,
-                                                c.exclusive};
-      s = tally::validate(desc);
-      INFO(s.message());
-      REQUIRE(s.ok());
-      s = tally::execute(desc, in, out, options);
-    }
+    const tally::status s = tally_test::with_scan_desc(
+        c.op == scan_op::product, &in_desc, &out_desc, static_cast<std::uint32_t>(c.axis), direction, c.exclusive,
+        [&](const auto& desc) {
+          const tally::status v = tally::validate(desc);
+          INFO(v.message());
+          REQUIRE(v.ok());
+          return tally::execute(desc, in, out, options);
+        });
     INFO(s.message());
     REQUIRE(s.ok());
   } else {
-    tally::scan_options options;
-    options.direction = direction;
-    options.exclusive = c.exclusive;
-    options.threads = c.threads;
+    const tally::scan_options options{direction, c.exclusive, c.threads};
     const tally::tensor_view<T> out_view(out, rank, c.sizes, c.out_strides);
     const tally::tensor_view<const T> in_view =
         c.in_place ? tally::tensor_view<const T>(out_view) : tally::tensor_view<const T>(in, rank, c.sizes, c.in_strides);
-    if (c.op == scan_op::sum)
-      tally::cumsum<T>(in_view, out_view, c.axis_argument, options);
-    else
-      tally::cumprod<T>(in_view, out_view, c.axis_argument, options);
+    tally_test::typed_scan<T>(c.op == scan_op::product, in_view, out_view, c.axis_argument, options);
   }
 
   // Every element of the view against the reference.

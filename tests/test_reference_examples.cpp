@@ -7,17 +7,15 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "support/calls.hpp"
 #include "support/spec_examples.hpp"
 
 namespace {
 
+using tally_test::direction_of;
 using tally_test::spec_example;
 using tally_test::spec_example_input;
 using tally_test::spec_examples;
-
-tally::axis_direction direction_of(const spec_example& e) {
-  return e.decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing;
-}
 
 }  // namespace
 
@@ -26,16 +24,12 @@ TEST_CASE("the spec's reference examples through the descriptor layer") {
                                   tally_test::spec_example_sizes, nullptr, 48};
   for (const spec_example& e : spec_examples) {
     std::array<float, 12> out{};
-    tally::status s;
-    if (e.product) {
-      const tally::cumulative_product_desc desc{&tensor, &tensor, e.axis, direction_of(e), e.exclusive};
+    const auto run = [&](const auto& desc) {
       REQUIRE(tally::validate(desc));
-      s = tally::execute(desc, spec_example_input.data(), out.data());
-    } else {
-      const tally::cumulative_summation_desc desc{&tensor, &tensor, e.axis, direction_of(e), e.exclusive};
-      REQUIRE(tally::validate(desc));
-      s = tally::execute(desc, spec_example_input.data(), out.data());
-    }
+      return tally::execute(desc, spec_example_input.data(), out.data());
+    };
+    const tally::status s =
+        tally_test::with_scan_desc(e.product, &tensor, &tensor, e.axis, direction_of(e.decreasing), e.exclusive, run);
     INFO("product " << e.product << " axis " << e.axis << " exclusive " << e.exclusive);
     REQUIRE(s.ok());
     CHECK(out == e.expected);
@@ -47,13 +41,10 @@ TEST_CASE("the spec's reference examples through the typed layer") {
     std::array<float, 12> out{};
     const tally::tensor_view<const float> in(spec_example_input.data(), {1, 1, 3, 4});
     const tally::tensor_view<float> view(out.data(), {1, 1, 3, 4});
-    const tally::scan_options options{direction_of(e), e.exclusive};
+    const tally::scan_options options{direction_of(e.decreasing), e.exclusive};
     // Negative axes count from the back: -1 is axis 3, -2 is axis 2.
     const int axis = static_cast<int>(e.axis) - 4;
-    if (e.product)
-      tally::cumprod(in, view, axis, options);
-    else
-      tally::cumsum(in, view, axis, options);
+    tally_test::typed_scan(e.product, in, view, axis, options);
     INFO("product " << e.product << " axis " << e.axis << " exclusive " << e.exclusive);
     CHECK(out == e.expected);
   }
@@ -90,13 +81,8 @@ TEST_CASE("the ONNX backend vectors") {
         c.matrix ? tally::tensor_view<const double>(m.data(), {2, 3}) : tally::tensor_view<const double>(x.data(), {5});
     const tally::tensor_view<double> view =
         c.matrix ? tally::tensor_view<double>(out.data(), {2, 3}) : tally::tensor_view<double>(out.data(), {5});
-    tally::scan_options options;
-    options.direction = c.reverse ? tally::axis_direction::decreasing : tally::axis_direction::increasing;
-    options.exclusive = c.exclusive;
-    if (c.product)
-      tally::cumprod(in, view, c.axis, options);
-    else
-      tally::cumsum(in, view, c.axis, options);
+    const tally::scan_options options{direction_of(c.reverse), c.exclusive};
+    tally_test::typed_scan(c.product, in, view, c.axis, options);
     INFO("product " << c.product << " matrix " << c.matrix << " axis " << c.axis << " reverse " << c.reverse
                     << " exclusive " << c.exclusive);
     CHECK(out == c.expected);

@@ -20,6 +20,7 @@
 
 #include "catch.hpp"
 #include "support/bits.hpp"
+#include "support/calls.hpp"
 #include "support/random.hpp"
 #include "support/reference.hpp"
 
@@ -123,7 +124,7 @@ std::vector<T> run_shape(const shape_case& shape, const std::vector<T>& input, s
   for (std::size_t d = 0; d < shape.rank; ++d) count *= shape.sizes[d];
   std::vector<T> output(count);
   const bool strided = shape.in_strides[0] != 0;
-  const auto direction = decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing;
+  const tally::axis_direction direction = tally_test::direction_of(decreasing);
   if (l.descriptor) {
     std::uint32_t sizes[3], strides[3];
     std::uint64_t last = 0;
@@ -145,31 +146,20 @@ std::vector<T> run_shape(const shape_case& shape, const std::vector<T>& input, s
       options.parallel_for = &test_pool::parallel_for;
       options.host = l.pool;
     }
-    const auto axis = static_cast<std::uint32_t>(shape.axis);
-    tally::status s;
-    if (op == scan_op::sum)
-      s = tally::execute(tally::cumulative_summation_desc{&in, &out, axis, direction, exclusive}, input.data(),
-                         output.data(), options);
-    else
-      s = tally::execute(tally::cumulative_product_desc{&in, &out, axis, direction, exclusive}, input.data(),
-                         output.data(), options);
+    const tally::status s = tally_test::with_scan_desc(
+        op == scan_op::product, &in, &out, static_cast<std::uint32_t>(shape.axis), direction, exclusive,
+        [&](const auto& desc) { return tally::execute(desc, input.data(), output.data(), options); });
     INFO(s.message());
     REQUIRE(s.ok());
   } else {
-    tally::scan_options options;
-    options.direction = direction;
-    options.exclusive = exclusive;
-    options.threads = l.threads;
+    tally::scan_options options{direction, exclusive, l.threads};
     if (l.pool) {
       options.parallel_for = &test_pool::parallel_for;
       options.host = l.pool;
     }
     const tally::tensor_view<const T> in(input.data(), shape.rank, shape.sizes, strided ? shape.in_strides : nullptr);
     const tally::tensor_view<T> out(output.data(), shape.rank, shape.sizes);
-    if (op == scan_op::sum)
-      tally::cumsum<T>(in, out, static_cast<int>(shape.axis), options);
-    else
-      tally::cumprod<T>(in, out, static_cast<int>(shape.axis), options);
+    tally_test::typed_scan<T>(op == scan_op::product, in, out, static_cast<int>(shape.axis), options);
   }
   return output;
 }
@@ -311,10 +301,7 @@ template <class T>
 void scan(scan_op op, tally::tensor_view<const T> in, tally::tensor_view<T> out, int axis,
           const tally::scan_options& options, tally::tensor_view<const carry_t<T>> carry_in,
           tally::tensor_view<carry_t<T>> carry_out) {
-  if (op == scan_op::sum)
-    tally::cumsum<T>(in, out, axis, options, carry_in, carry_out);
-  else
-    tally::cumprod<T>(in, out, axis, options, carry_in, carry_out);
+  tally_test::typed_scan<T>(op == scan_op::product, in, out, axis, options, carry_in, carry_out);
 }
 
 template <class T>
@@ -340,10 +327,7 @@ void check_chunks(const chunk_case& c, std::uint64_t seed) {
       x = static_cast<C>(c.integer_valued ? 2.0 : 0.5 + unit(rng));
   }
 
-  tally::scan_options options;
-  options.direction = c.decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing;
-  options.exclusive = c.exclusive;
-  options.threads = c.threads;
+  const tally::scan_options options{tally_test::direction_of(c.decreasing), c.exclusive, c.threads};
   const tally::tensor_view<const T> whole_in(input.data(), 2, sizes);
   const int axis_argument = static_cast<int>(axis);
 

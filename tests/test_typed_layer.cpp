@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "support/calls.hpp"
 #include "support/reference.hpp"
 
 namespace {
@@ -99,14 +100,8 @@ void check_overlap(std::vector<T>& buffer, tensor_view<const T> in, tensor_view<
             const std::vector<T> copy = gather(in);
             const std::size_t positive = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
             const std::vector<T> expected = reference(copy, shape, positive, direction, exclusive, product);
-            tally::scan_options options;
-            options.direction = direction;
-            options.exclusive = exclusive;
-            options.threads = threads;
-            if (product)
-              tally::cumprod(in, out, axis, options);
-            else
-              tally::cumsum(in, out, axis, options);
+            const tally::scan_options options{direction, exclusive, threads};
+            tally_test::typed_scan(product, in, out, axis, options);
             INFO("axis " << axis << (direction == axis_direction::decreasing ? " decreasing" : " increasing")
                          << (exclusive ? " exclusive" : " inclusive") << (product ? " cumprod" : " cumsum")
                          << " threads " << threads);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "support/calls.hpp"
 #include "support/reference.hpp"
 #include "support/types.hpp"
 
@@ -42,6 +43,17 @@ struct problem {
   problem() = default;
   problem(const problem&) = delete;
   problem& operator=(const problem&) = delete;
+
+  /// Both tensors get `sizes` (packed until strides are set), scanned along `scan_axis`.
+  void set_shape(std::initializer_list<std::uint32_t> sizes, std::uint32_t scan_axis) {
+    in.dimension_count = out.dimension_count = static_cast<std::uint32_t>(sizes.size());
+    std::uint32_t d = 0;
+    for (std::uint32_t size : sizes) {
+      in_sizes[d] = out_sizes[d] = size;
+      ++d;
+    }
+    axis = scan_axis;
+  }
 
   template <class Desc>
   Desc make() const {
@@ -435,16 +447,9 @@ TEST_CASE("validation: exactly the minimum total size passes and computes the ri
         for (bool exclusive : {false, true}) {
           for (bool product : {false, true}) {
             std::vector<float> got = y, expected = y;
-            tally::status s;
-            if (product) {
-              const tally::cumulative_product_desc d{&in, &out, axis, static_cast<tally::axis_direction>(direction),
-                                                     exclusive};
-              s = tally::execute(d, x.data(), got.data());
-            } else {
-              const tally::cumulative_summation_desc d{&in, &out, axis, static_cast<tally::axis_direction>(direction),
-                                                       exclusive};
-              s = tally::execute(d, x.data(), got.data());
-            }
+            const tally::status s = tally_test::with_scan_desc(
+                product, &in, &out, axis, static_cast<tally::axis_direction>(direction), exclusive,
+                [&](const auto& d) { return tally::execute(d, x.data(), got.data()); });
             reference_scan(in, out, x.data(), expected.data(), axis, direction == 1, exclusive, product);
             CAPTURE(c.name, axis, direction, exclusive, product);
             INFO(s.message());
@@ -469,10 +474,7 @@ TEST_CASE("validation: a size computation that overflows 64 bits is refused") {
   SECTION("the element count fits but its bytes do not (float64, 2^62 elements)") {
     problem p;
     p.in.type = p.out.type = data_type::float64;
-    p.in.dimension_count = p.out.dimension_count = 2;
-    p.axis = 1;
-    p.in_sizes[0] = p.out_sizes[0] = 0x80000000u;
-    p.in_sizes[1] = p.out_sizes[1] = 0x80000000u;
+    p.set_shape({0x80000000u, 0x80000000u}, 1);
     p.in.total_tensor_size_in_bytes = p.out.total_tensor_size_in_bytes = u64_max;
     expect_refused(p, status_code::size_overflow, {"input", "sizes"});
   }
@@ -509,10 +511,7 @@ TEST_CASE("validation: a size computation that overflows 64 bits is refused") {
 TEST_CASE("validation: an output whose distinct elements share an address is refused") {
   SECTION("a zero stride on a dimension of size > 1") {
     problem p;
-    p.in.dimension_count = p.out.dimension_count = 2;
-    p.axis = 1;
-    p.in_sizes[0] = p.out_sizes[0] = 3;
-    p.in_sizes[1] = p.out_sizes[1] = 4;
+    p.set_shape({3, 4}, 1);
     p.out_strides[0] = 0;
     p.out_strides[1] = 1;
     p.out.strides = p.out_strides;
@@ -520,10 +519,7 @@ TEST_CASE("validation: an output whose distinct elements share an address is ref
     expect_refused(p, status_code::overlapping_output, {"output.strides"});
     // The same layout is a legal broadcast on the input.
     problem q;
-    q.in.dimension_count = q.out.dimension_count = 2;
-    q.axis = 0;
-    q.in_sizes[0] = q.out_sizes[0] = 3;
-    q.in_sizes[1] = q.out_sizes[1] = 4;
+    q.set_shape({3, 4}, 0);
     q.in_strides[0] = 0;
     q.in_strides[1] = 1;
     q.in.strides = q.in_strides;
@@ -535,10 +531,7 @@ TEST_CASE("validation: an output whose distinct elements share an address is ref
   }
   SECTION("interleaving strides") {
     problem p;
-    p.in.dimension_count = p.out.dimension_count = 2;
-    p.axis = 1;
-    p.in_sizes[0] = p.out_sizes[0] = 3;
-    p.in_sizes[1] = p.out_sizes[1] = 4;
+    p.set_shape({3, 4}, 1);
     p.out_strides[0] = 2;  // element (1,0) is element (0,2)
     p.out_strides[1] = 1;
     p.out.strides = p.out_strides;
@@ -576,9 +569,7 @@ TEST_CASE("validation: a buffer not aligned to its element size is refused at ex
     if (element == 1) continue;
     problem p;
     p.in.type = p.out.type = t;
-    p.in.dimension_count = p.out.dimension_count = 1;
-    p.axis = 0;
-    p.in_sizes[0] = p.out_sizes[0] = 4;
+    p.set_shape({4}, 0);
     p.in.total_tensor_size_in_bytes = p.out.total_tensor_size_in_bytes = 4 * element;
     CAPTURE(tally::to_string(t));
     for (std::size_t shift = 1; shift < element; ++shift) {
@@ -617,10 +608,7 @@ TEST_CASE("validation: input and output overlapping partially are refused at exe
 TEST_CASE("validation: in place with different strides or a different total size is refused") {
   SECTION("different strides") {
     problem p;
-    p.in.dimension_count = p.out.dimension_count = 2;
-    p.axis = 1;
-    p.in_sizes[0] = p.out_sizes[0] = 3;
-    p.in_sizes[1] = p.out_sizes[1] = 4;
+    p.set_shape({3, 4}, 1);
     p.out_strides[0] = 1;  // transposed: the same 48 bytes, other elements
     p.out_strides[1] = 3;
     p.out.strides = p.out_strides;
@@ -664,17 +652,11 @@ TEST_CASE("validation: exact in place is accepted and equals out of place") {
           for (bool product : {false, true}) {
             std::vector<float> out_of_place(x.size(), -1.0f), in_place = x, expected(x.size(), -1.0f);
             tally::status a, b;
-            if (product) {
-              const tally::cumulative_product_desc d{&t, &t, axis, static_cast<tally::axis_direction>(direction),
-                                                     exclusive};
-              a = tally::execute(d, x.data(), out_of_place.data());
-              b = tally::execute(d, in_place.data(), in_place.data());
-            } else {
-              const tally::cumulative_summation_desc d{&t, &t, axis, static_cast<tally::axis_direction>(direction),
-                                                       exclusive};
-              a = tally::execute(d, x.data(), out_of_place.data());
-              b = tally::execute(d, in_place.data(), in_place.data());
-            }
+            tally_test::with_scan_desc(product, &t, &t, axis, static_cast<tally::axis_direction>(direction), exclusive,
+                                       [&](const auto& d) {
+                                         a = tally::execute(d, x.data(), out_of_place.data());
+                                         b = tally::execute(d, in_place.data(), in_place.data());
+                                       });
             reference_scan(t, t, x.data(), expected.data(), axis, direction == 1, exclusive, product);
             CAPTURE(c.strides[0], c.strides[1], c.strides[2], axis, direction, exclusive, product);
             INFO(a.message() << " / " << b.message());

@@ -21,6 +21,7 @@
 
 #include "fuzz_input.hpp"
 #include "support/bits.hpp"
+#include "support/calls.hpp"
 #include "support/reference.hpp"
 #include "support/types.hpp"
 
@@ -204,10 +205,8 @@ void run(byte_reader& r, std::uint8_t flags) {
   b.snapshot = b.data;
   carries.snapshot = carries.data;
 
-  tally::scan_options options;
-  options.direction = static_cast<tally::axis_direction>(direction);
-  options.exclusive = exclusive;
-  options.threads = (flags & 0x20) ? 2 : 1;
+  const tally::scan_options options{static_cast<tally::axis_direction>(direction), exclusive,
+                                    (flags & 0x20) ? 2u : 1u};
 
   // The reference rules for "this call must succeed".
   const bool carry_shape_ok = !bad_carry && carry_rank >= 1;  // rank-1 inputs keep a rank-1 carry only with keepdims
@@ -225,13 +224,10 @@ void run(byte_reader& r, std::uint8_t flags) {
     tally::tensor_view<C> carry_out;
     if (use_carry_in) carry_in = tally::tensor_view<const C>(carries.data.data() + carry_in_at, carry_rank, carry_sizes);
     if (use_carry_out) carry_out = tally::tensor_view<C>(carries.data.data() + carry_out_at, carry_rank, carry_sizes);
-    if (wants_carry) {
-      if (product) tally::cumprod<T>(in, out, axis, options, carry_in, carry_out);
-      else tally::cumsum<T>(in, out, axis, options, carry_in, carry_out);
-    } else {
-      if (product) tally::cumprod<T>(in, out, axis, options);
-      else tally::cumsum<T>(in, out, axis, options);
-    }
+    if (wants_carry)
+      tally_test::typed_scan<T>(product, in, out, axis, options, carry_in, carry_out);
+    else
+      tally_test::typed_scan<T>(product, in, out, axis, options);
   } catch (const tally::error& e) {
     threw = true;
     if (must_succeed && !(may_refuse_as_overlap && e.code() == tally::status_code::overlapping_output)) {
