@@ -374,6 +374,7 @@ int huge_thread_counts() {
   std::vector<float> expected(n), out(n);
   scan(in, expected, 1);
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  std::thread([] {}).join();  // ThreadSanitizer starts a thread of its own at the first thread
   const unsigned before = process_threads();
   bool ok = true;
   double t_huge = 1e9, t2 = 1e9;
@@ -395,8 +396,8 @@ int huge_thread_counts() {
   std::printf("threads: %u before, %u after threads=UINT_MAX and 100000 (%u hardware threads); "
               "best of 3: %.1f ms vs %.1f ms for threads=2\n",
               before, after, hw, t_huge * 1e3, t2 * 1e3);
-  if (after != 0 && after > hw) {
-    std::printf("FAIL %u threads in the process, more than the %u hardware threads\n", after, hw);
+  if (after != 0 && after - before > hw - 1) {  // sanitizers may run threads of their own
+    std::printf("FAIL %u threads started, more than the %u hardware threads - 1\n", after - before, hw);
     ok = false;
   }
   if (t_huge > 2 * t2 + 0.005) {
@@ -457,11 +458,11 @@ int idle_cpu() {
   return used < 0.030 ? 0 : 1;
 }
 
-volatile sig_atomic_t signals_seen = 0;
+std::atomic<int> signals_seen{0};  // lock-free: safe in a handler, which may run on any thread
 
 int signals() {
   struct sigaction sa{};
-  sa.sa_handler = [](int) { signals_seen = signals_seen + 1; };
+  sa.sa_handler = [](int) { signals_seen.fetch_add(1, std::memory_order_relaxed); };
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
   sigaction(SIGALRM, &sa, nullptr);
@@ -471,7 +472,7 @@ int signals() {
   for (int i = 0; i < 100 && ok; ++i) ok = scan_matches(i % 2 ? 2 : 0);
   const itimerval off{};
   setitimer(ITIMER_REAL, &off, nullptr);
-  std::printf("%d signals during 100 threaded scans; results %s\n", static_cast<int>(signals_seen),
+  std::printf("%d signals during 100 threaded scans; results %s\n", signals_seen.load(),
               ok ? "bit-exact" : "WRONG");
   return ok ? 0 : 1;
 }
