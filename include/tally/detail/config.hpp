@@ -42,6 +42,14 @@
 #define TALLY_SIMD_WARNINGS_END
 #endif
 
+/// pthread_atfork, for the thread pool's fork handler.
+#if defined(__unix__) || defined(__APPLE__)
+#define TALLY_HAS_PTHREAD_ATFORK 1
+#include <pthread.h>
+#else
+#define TALLY_HAS_PTHREAD_ATFORK 0
+#endif
+
 #include <cstdint>
 #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
 #include <immintrin.h>

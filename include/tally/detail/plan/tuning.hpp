@@ -1,8 +1,9 @@
-// Every tuning number of the planner and the runner, in one place (as CUB's policy
-// types). None of them changes a result: the arithmetic of a line depends only on
+// Every tuning number of the planner, the runner and the thread pool, in one place (as
+// CUB's policy types). None of them changes a result: the arithmetic of a line depends only on
 // block_elements (kernels/line_state.hpp), which is part of the numeric contract.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 
 #include "../../version.hpp"
@@ -31,6 +32,11 @@ struct tuning {
   static constexpr std::size_t split_part_bytes = std::size_t{1} << 20;
   /// ...and at most this many blocks per round (keeps the job small enough for any stack).
   static constexpr std::size_t split_max_round_blocks = 256;
+  /// How long an idle pool worker, or a caller waiting for its workers, spins before
+  /// sleeping (waking a sleeping thread takes 5 to 60 microseconds, more in virtual
+  /// machines), and how long of that it spins with `pause` only: after that it also
+  /// yields the core between checks, in case the thread it waits for needs it.
+  static constexpr std::chrono::microseconds pool_spin_time{100}, pool_pause_only_time{10};
 };
 
 }  // namespace detail

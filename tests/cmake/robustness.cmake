@@ -1,0 +1,27 @@
+# Process-level robustness of the thread pool (issue 11, docs/threads.md): fork, exit
+# paths, oversubscription, huge thread counts, a throwing host hook, idle CPU, signals.
+# One program, one ctest per scenario (tests/robustness/robustness.cpp). Scenarios that
+# can hang run their subject in a child process with its own deadline; TIMEOUT kills
+# the test itself if that machinery hangs, so a regression fails instead of hanging CI.
+# Run once, not per SIMD variant: the threading is the same for every variant. POSIX
+# only (fork, signals, /proc). Label: robustness (ctest -L / -LE robustness).
+if(NOT UNIX)
+  return()
+endif()
+
+add_executable(tally_robustness ${CMAKE_CURRENT_SOURCE_DIR}/robustness/robustness.cpp)
+target_link_libraries(tally_robustness PRIVATE tally::tally tally_warnings)
+
+set(tally_robustness_scenarios
+  fork_after_scan fork_during_scan exit_paths exit_with_threads_running
+  oversubscription huge_thread_counts throwing_hook_terminates idle_cpu signals)
+# Timed: run alone, so that other tests do not take the cores they measure.
+set(tally_robustness_timed oversubscription huge_thread_counts idle_cpu)
+
+foreach(scenario IN LISTS tally_robustness_scenarios)
+  add_test(NAME robustness.${scenario} COMMAND tally_robustness ${scenario})
+  set_tests_properties(robustness.${scenario} PROPERTIES TIMEOUT 120 LABELS robustness)
+  if(scenario IN_LIST tally_robustness_timed)
+    set_tests_properties(robustness.${scenario} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+endforeach()
