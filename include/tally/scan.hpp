@@ -52,8 +52,7 @@ void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis, const sca
     in_data = staged.get();
     r.set_strides(in_operand, strided_layout::packed(r.rank, r.extents));
   }
-  run_scan<Op, T>(r, in_data, out.data(), r.has_carry_in ? carry_in.data() : nullptr,
-                  r.has_carry_out ? carry_out.data() : nullptr, executor::from(options));
+  run_scan<Op, T>(r, in_data, out.data(), carry_in.data(), carry_out.data(), executor::from(options));
 }
 
 }  // namespace detail

@@ -11,19 +11,22 @@
 TALLY_BEGIN_NAMESPACE
 namespace detail {
 
-/// `cap`: a variant's name, or null (or an unknown name) for no cap.
+/// True when `cap` is the name of a target in the list.
+inline bool names_a_target(const char* cap) noexcept {
+#define TALLY_NAMED(name, value, usable) \
+  if (std::strcmp(cap, #name) == 0) return true;
+  TALLY_SIMD_TARGETS(TALLY_NAMED)
+#undef TALLY_NAMED
+  return false;
+}
+
+/// The first usable target at or below `cap` (a target's name; null or an unknown name
+/// caps nothing).
 inline simd_variant choose_target(const cpu_features& cpu, const char* cap) noexcept {
-  bool capped = false;  // true once the walk has reached the named variant
-#define TALLY_CAPPED_AT(name, value, usable) capped = capped || std::strcmp(cap, #name) == 0;
-  if (cap) {
-    TALLY_SIMD_TARGETS(TALLY_CAPPED_AT)
-  }
-#undef TALLY_CAPPED_AT
-  const bool has_cap = capped;
-  capped = false;
-#define TALLY_FIRST_USABLE(name, value, usable)                         \
-  capped = capped || !has_cap || std::strcmp(cap, #name) == 0;          \
-  if (capped && (usable)) return simd_variant::name;
+  bool reached = cap == nullptr || !names_a_target(cap);
+#define TALLY_FIRST_USABLE(name, value, usable)         \
+  reached = reached || std::strcmp(cap, #name) == 0; \
+  if (reached && (usable)) return simd_variant::name;
   TALLY_SIMD_TARGETS(TALLY_FIRST_USABLE)
 #undef TALLY_FIRST_USABLE
   return simd_variant::scalar;

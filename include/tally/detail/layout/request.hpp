@@ -21,8 +21,8 @@ struct scan_request {
   std::size_t rank = 0;
   std::size_t extents[max_rank] = {};
   /// Signed element strides per operand at full rank; an absent carry has all-zero
-  /// strides, and a present carry stride 0 along the axis. Dimensions of size 1 have
-  /// stride 0 in every operand.
+  /// strides, and a present carry stride 0 along the axis. (The typed door zeroes the
+  /// strides of dimensions that never step; normalize() never multiplies by them.)
   std::ptrdiff_t strides[operand_count][max_rank] = {};
   bool has_carry_in = false, has_carry_out = false;
   std::size_t axis = 0;
@@ -32,11 +32,6 @@ struct scan_request {
   /// Sets operand op's strides from `layout` (same rank).
   void set_strides(int op, const strided_layout& layout) noexcept {
     for (std::size_t d = 0; d < rank; ++d) strides[op][d] = layout.strides[d];
-  }
-  std::size_t count() const noexcept {
-    std::size_t n = 1;
-    for (std::size_t d = 0; d < rank; ++d) n *= extents[d];
-    return n;
   }
 };
 
