@@ -42,8 +42,8 @@ if(NOT TARGET Catch2::Catch2)
 endif()
 CONFIG
 
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
+source .ci/generator.sh
+pick_generator "$build" .
 # One SIMD variant: on aarch64 "native" and "scalar" are the same portable kernels.
 cmake -S . -B "$build" "${generator[@]}" \
   -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchains/aarch64-linux-gnu.cmake" \

@@ -20,32 +20,8 @@ cxx="${CXX_FUZZ:-clang++}"
 
 command -v "$cxx" >/dev/null || { echo "fuzz.sh: $cxx not found (apt-get install clang)" >&2; exit 2; }
 
-# The generator: the one an existing build folder was configured with (CMake refuses to
-# switch generators in place), else Ninja when installed. A folder configured from
-# another source directory (fuzz/ before it moved to tests/fuzz/) or with a generator
-# that is no longer installed gets a fresh cache instead.
-source_dir=$(cd tests/fuzz && pwd -P)
-cache="$build/CMakeCache.txt"
-generator=()
-if [ -f "$cache" ]; then
-  cached_generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$cache")
-  cached_source=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$cache")
-  case "$cached_generator" in
-    Ninja*) generator_tool=ninja ;;
-    *Makefiles) generator_tool=make ;;
-    *) generator_tool=cmake ;;
-  esac
-  if [ -n "$cached_generator" ] && [ "$(realpath -m "$cached_source")" = "$source_dir" ] &&
-     command -v "$generator_tool" >/dev/null; then
-    generator=(-G "$cached_generator")
-  else
-    echo "fuzz.sh: $build was configured from ${cached_source:-?} with ${cached_generator:-?}; starting its cache afresh"
-    rm -rf "$cache" "$build/CMakeFiles"
-  fi
-fi
-if [ ${#generator[@]} -eq 0 ] && command -v ninja >/dev/null; then
-  generator=(-G Ninja)
-fi
+source .ci/generator.sh
+pick_generator "$build" tests/fuzz
 
 cmake -S tests/fuzz -B "$build" "${generator[@]}" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j "${TALLY_FUZZ_JOBS:-2}"

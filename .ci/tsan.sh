@@ -26,8 +26,8 @@ if [ "${#targets[@]}" -eq 0 ]; then
 fi
 echo "tsan.sh: targets: ${targets[*]}"
 
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
+source .ci/generator.sh
+pick_generator "$build" .
 cmake -S . -B "$build" "${generator[@]}" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" \
