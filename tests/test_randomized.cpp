@@ -114,6 +114,14 @@ void make_layout(rng_t& rng, std::size_t rank, const std::size_t* sizes, bool al
         strides[d] = -strides[d];
         negative = true;
       }
+  // The typed layer takes any stride on a size-1 dimension, as NumPy does, the extremes
+  // of ptrdiff_t included: none of them may enter any arithmetic.
+  if (allow_negative)
+    for (std::size_t d = 0; d < rank; ++d)
+      if (sizes[d] == 1 && one_in(rng, 8)) {
+        strides[d] = one_in(rng, 2) ? PTRDIFF_MAX : PTRDIFF_MIN;
+        odd_unit_strides = true;
+      }
   *is_packed = !permuted && !padded && !odd_unit_strides && !broadcast && !negative;
 }
 

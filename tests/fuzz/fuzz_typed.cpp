@@ -95,6 +95,15 @@ layout decode_layout(byte_reader& r, std::size_t rank, const std::size_t* sizes)
       l.strides[b % rank] = (b & 0x80) ? 0 : -l.strides[b % rank];
     }
   }
+  // NumPy allows any stride on a dimension that never steps (size 0 or 1), so some are
+  // hostile: the extreme small strides of mode 2 become the extremes of ptrdiff_t there
+  // (no extra input byte, so the corpus decodes as before).
+  for (std::size_t d = 0; d < rank; ++d)
+    if (sizes[d] <= 1 && (l.strides[d] == 6 || l.strides[d] == -6 || l.strides[d] == 5 || l.strides[d] == -5))
+      l.strides[d] = l.strides[d] == 6    ? PTRDIFF_MAX
+                     : l.strides[d] == -6 ? PTRDIFF_MIN
+                     : l.strides[d] == 5  ? PTRDIFF_MAX - 1
+                                          : PTRDIFF_MIN + 1;
   for (std::size_t d = 0; d < rank; ++d) {
     if (sizes[d] == 0) continue;
     const std::int64_t reach = static_cast<std::int64_t>(sizes[d] - 1) * l.strides[d];
