@@ -1,11 +1,22 @@
-// The benchmark suite of issue 3: tally beside memcpy of the same bytes and beside the
-// peers (a naive scalar loop, std::inclusive_scan, Eigen's Tensor cumsum/cumprod), all in
-// one run, so that every target is a ratio of two times measured under the same conditions.
+// The benchmark suite of issues 3 and 10: tally beside memcpy of the same bytes and beside
+// the peers (the plain loop a user writes, a naive stride-walking loop, std::inclusive_scan,
+// Eigen's Tensor cumsum/cumprod), all in one run, so that every target is a ratio of two
+// times measured under the same conditions. Three groups of cases:
 //
-// Names are "<case>/<implementation>" (for example "B1/tally", "B1/memcpy"); Google
-// Benchmark appends "/real_time". benchmarks/report.py parses them, so keep that shape.
-// Every implementation is checked once against an independent double / unsigned reference
-// before it is timed: a fast wrong answer is reported as an error, never as a time.
+//   B1 .. B9, B4t        the case table, on std::vector buffers (what users have) and again
+//                        on 64-byte aligned buffers ("B1@aligned": tally and memcpy only)
+//   sweep:<type>:a<axis>:L=<L> / :w=<w>
+//                        16M elements as [N/L, L] along axis 1 and [L, N/L] along axis 0,
+//                        and narrow [N/w, w] along axis 0; tally, memcpy, plain loop
+//   small:<type>:n=<n> / :8x8:a1
+//                        one small call, ns per call: both layers beside the plain loop
+//
+// Names are "<case>/<implementation>" (for example "B1/tally", "B1@aligned/memcpy",
+// "sweep:f32:a1:L=4K/plain"); Google Benchmark appends "/real_time". benchmarks/report.py
+// parses them, so keep that shape. Every implementation is checked once against an
+// independent double / unsigned reference before it is timed: a fast wrong answer is
+// reported as an error, never as a time. Each row records where its buffers start
+// (counters in_mod64 / out_mod64: the address modulo 64).
 
 #include <benchmark/benchmark.h>
 
@@ -17,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <new>
 #include <numeric>
@@ -50,7 +62,9 @@ namespace {
 using tally::half;
 
 // ---------------------------------------------------------------------------------------
-// Buffers: 64-byte aligned, allocated once per benchmark, every page touched before timing.
+// Buffers: std::vector (what users have: for a large vector glibc's malloc returns an
+// address 16 bytes past a 64-byte boundary) or 64-byte aligned, allocated once per case,
+// every page touched before timing.
 
 struct free_deleter {
   void operator()(void* p) const noexcept { std::free(p); }
@@ -246,6 +260,84 @@ __attribute__((target("f16c"))) void naive_half_rows_f16c(const half* in, half* 
 #endif
 
 // ---------------------------------------------------------------------------------------
+// The plain loops: the best simple code a user writes by hand, compiled at the benchmark's
+// optimisation level (-O3, no -march). Unlike the naive peer, which walks every line with
+// its strides, they follow the memory order: along the last axis a nested loop keeping the
+// running value in a register; along an outer axis row by row, out[i][k] = out[i-1][k] +
+// in[i][k], which the compiler vectorises. Integers add in the unsigned type (the same
+// instructions as int, without signed overflow); float16 converts to float32, keeps the
+// running value (axis 1) or row (axis 0) in float32 and rounds on each write.
+
+/// Sums (or products) along the last axis of `rows` packed lines of `cols` elements.
+template <class T, bool Product>
+void plain_rows(const T* in, T* out, std::size_t rows, std::size_t cols) {
+  using A = naive_acc_t<T>;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const T* p = in + r * cols;
+    T* q = out + r * cols;
+    A acc = Product ? A(1) : A(0);
+    for (std::size_t j = 0; j < cols; ++j) {
+      acc = Product ? static_cast<A>(acc * load_as<A>(p[j])) : static_cast<A>(acc + load_as<A>(p[j]));
+      q[j] = store_as<T>(acc);
+    }
+  }
+}
+
+/// Along the middle axis of packed [outer, rows, width]: row by row, each output row the
+/// previous output row combined with the input row. float16 keeps its running row in
+/// float32 (`row`, width elements), since re-reading rounded float16 outputs would add a
+/// rounding error per row.
+template <class T, bool Product>
+void plain_columns(const T* in, T* out, std::size_t outer, std::size_t rows, std::size_t width, float* row) {
+  using A = naive_acc_t<T>;
+  for (std::size_t o = 0; o < outer; ++o) {
+    const T* p = in + o * rows * width;
+    T* q = out + o * rows * width;
+    if constexpr (std::is_same_v<T, half>) {
+      for (std::size_t k = 0; k < width; ++k) q[k] = store_as<T>(row[k] = load_as<float>(p[k]));
+      for (std::size_t i = 1; i < rows; ++i) {
+        const T* x = p + i * width;
+        T* y = q + i * width;
+        for (std::size_t k = 0; k < width; ++k)
+          y[k] = store_as<T>(row[k] = Product ? row[k] * load_as<float>(x[k]) : row[k] + load_as<float>(x[k]));
+      }
+    } else {
+      for (std::size_t k = 0; k < width; ++k) q[k] = p[k];
+      for (std::size_t i = 1; i < rows; ++i) {
+        const T* x = p + i * width;
+        const T* prev = q + (i - 1) * width;
+        T* y = q + i * width;
+        for (std::size_t k = 0; k < width; ++k)
+          y[k] = Product ? static_cast<T>(static_cast<A>(static_cast<A>(prev[k]) * static_cast<A>(x[k])))
+                         : static_cast<T>(static_cast<A>(static_cast<A>(prev[k]) + static_cast<A>(x[k])));
+      }
+    }
+  }
+}
+
+/// A 2-D input seen through strides (B4t, B8), packed output, in the output's order.
+template <class T, bool Product>
+void plain_strided_2d(const T* in, T* out, std::size_t rows, std::size_t cols, std::ptrdiff_t s0,
+                      std::ptrdiff_t s1, int axis) {
+  using A = naive_acc_t<T>;
+  const auto at = [&](std::size_t i, std::size_t j) {
+    return load_as<A>(in[static_cast<std::ptrdiff_t>(i) * s0 + static_cast<std::ptrdiff_t>(j) * s1]);
+  };
+  const auto op = [](A a, A x) { return Product ? static_cast<A>(a * x) : static_cast<A>(a + x); };
+  if (axis == 1) {
+    for (std::size_t i = 0; i < rows; ++i) {
+      A acc = Product ? A(1) : A(0);
+      for (std::size_t j = 0; j < cols; ++j) out[i * cols + j] = store_as<T>(acc = op(acc, at(i, j)));
+    }
+    return;
+  }
+  for (std::size_t j = 0; j < cols; ++j) out[j] = store_as<T>(at(0, j));
+  for (std::size_t i = 1; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j)
+      out[i * cols + j] = store_as<T>(op(load_as<A>(out[(i - 1) * cols + j]), at(i, j)));
+}
+
+// ---------------------------------------------------------------------------------------
 // The independent reference and the check run before timing.
 
 /// Checks `got` against a reference computed here in double (floating point) or in the
@@ -336,6 +428,41 @@ run_fn<T> naive_fn(const shape& s, bool product) {
   return [s, product](const T* in, T* out) { naive_scan<T, naive_acc_t<T>>(s, product, in, out); };
 }
 
+/// The plain loop for a case, or an empty function where a user has no plain loop to
+/// write (a decreasing or exclusive scan: B5) or none is written here (strided float16).
+template <class T>
+run_fn<T> plain_fn(const shape& s, bool product) {
+  if (s.reverse || s.exclusive) return {};
+  const std::size_t axis = static_cast<std::size_t>(s.axis), rank = s.sizes.size();
+  if (!s.in_strides.empty()) {
+    if (rank != 2 || std::is_same_v<T, half>) return {};
+    const std::size_t rows = s.sizes[0], cols = s.sizes[1];
+    const std::ptrdiff_t s0 = s.in_strides[0], s1 = s.in_strides[1];
+    const int ax = s.axis;
+    if (product)
+      return [=](const T* in, T* out) { plain_strided_2d<T, true>(in, out, rows, cols, s0, s1, ax); };
+    return [=](const T* in, T* out) { plain_strided_2d<T, false>(in, out, rows, cols, s0, s1, ax); };
+  }
+  std::size_t outer = 1, inner = 1;
+  for (std::size_t d = 0; d < axis; ++d) outer *= s.sizes[d];
+  for (std::size_t d = axis + 1; d < rank; ++d) inner *= s.sizes[d];
+  const std::size_t len = s.sizes[axis];
+  if (inner == 1) {
+#if TALLY_BENCH_X86
+    if constexpr (std::is_same_v<T, half>)
+      if (!product && cpu_has_f16c())
+        return [outer, len](const half* in, half* out) { naive_half_rows_f16c(in, out, outer, len); };
+#endif
+    if (product) return [outer, len](const T* in, T* out) { plain_rows<T, true>(in, out, outer, len); };
+    return [outer, len](const T* in, T* out) { plain_rows<T, false>(in, out, outer, len); };
+  }
+  // The float16 running row lives with the function; benchmarks run one at a time.
+  auto row = std::make_shared<std::vector<float>>(std::is_same_v<T, half> ? inner : 0);
+  if (product)
+    return [=](const T* in, T* out) { plain_columns<T, true>(in, out, outer, len, inner, row->data()); };
+  return [=](const T* in, T* out) { plain_columns<T, false>(in, out, outer, len, inner, row->data()); };
+}
+
 /// std::inclusive_scan over the whole (1-D) buffer.
 template <class T>
 run_fn<T> inclusive_scan_fn(const shape& s) {
@@ -359,7 +486,7 @@ run_fn<T> eigen_fn(const shape& s, bool product) {
     flip[d] = d == s.axis && s.reverse;
     transpose[d] = R - 1 - d;
   }
-  const bool transposed = !s.in_strides.empty();  // only B8: strides {1, n}, i.e. a transposed packed buffer
+  const bool transposed = !s.in_strides.empty();  // B8, B4t: strides {1, n}, a transposed packed buffer
   const index axis = s.axis;
   const bool reverse = s.reverse, exclusive = s.exclusive;
   return [=](const T* in, T* out) {
@@ -385,49 +512,84 @@ run_fn<T> eigen_fn(const shape& s, bool product) {
 // ---------------------------------------------------------------------------------------
 // Registration.
 
-/// The buffers of the benchmark running now. Google Benchmark calls a benchmark's function
+/// Where a case's buffers come from: std::vector<T>(n), as a user allocates them, or
+/// 64-byte aligned (the "@aligned" rows).
+enum class buffer_kind { vector, aligned };
+
+/// The buffers of the case running now. Google Benchmark calls a benchmark's function
 /// several times (to size the iteration count, then once per repetition); the buffers are
-/// filled, warmed and checked on the first call only and kept until another benchmark
-/// starts, so one set is alive at a time (the largest case needs 256 MiB).
+/// allocated and filled on the first call of a case and shared by its implementations (so
+/// tally, memcpy and the peers of a row run on the same addresses), until another case
+/// starts: one set is alive at a time (the largest case needs 256 MiB). Each
+/// implementation is warmed up and checked on its first call.
 struct workspace {
   virtual ~workspace() = default;
+  std::map<int, std::string> verdicts;  ///< per implementation: empty when its output matched
 };
 template <class T>
 struct typed_workspace final : workspace {
-  explicit typed_workspace(std::size_t n) : in(n), out(n) {}
-  aligned_array<T> in, out;
-  std::string failure;  ///< the check's verdict; empty when the output matched
+  typed_workspace(std::size_t n, buffer_kind kind) {
+    if (kind == buffer_kind::vector) {
+      vin = std::vector<T>(n);  // value-initialised: every page touched
+      vout = std::vector<T>(n);
+      in = vin.data();
+      out = vout.data();
+    } else {
+      ain = std::make_unique<aligned_array<T>>(n);
+      aout = std::make_unique<aligned_array<T>>(n);
+      in = ain->data();
+      out = aout->data();
+    }
+  }
+  std::vector<T> vin, vout;
+  std::unique_ptr<aligned_array<T>> ain, aout;
+  T* in = nullptr;
+  T* out = nullptr;
 };
 std::unique_ptr<workspace> current_workspace;
-int current_owner = -1;
+std::string current_case;
 
-/// Registers "<name>" timing fn on the case's buffers. Bytes processed are the input plus
-/// the output bytes for every implementation of a case, so GB/s compare directly.
-/// Real time throughout: threaded runs need it, and one clock makes every ratio fair.
-template <class T>
-void add(const std::string& name, const shape& s, bool product, run_fn<T> fn, bool check = true) {
+struct row_options {
+  bool check = true;                                   ///< compare with the reference before timing
+  benchmark::TimeUnit unit = benchmark::kMillisecond;  ///< the console's unit (the JSON says which)
+};
+
+/// Registers "<case_id>/<impl>" timing fn on the case's buffers. Bytes processed are the
+/// input plus the output bytes for every implementation of a case, so GB/s compare
+/// directly. Real time throughout: threaded runs need it, and one clock makes every ratio
+/// fair. F is any callable (const T*, T*): small calls pass lambdas so that nothing but the
+/// call itself is timed.
+template <class T, class F>
+void add(const std::string& case_id, const std::string& impl, const shape& s, bool product, buffer_kind kind, F fn,
+         row_options opt = {}) {
   static int registered = 0;
   const int id = registered++;
-  benchmark::RegisterBenchmark(name.c_str(), [s, product, fn, check, id](benchmark::State& state) {
+  benchmark::RegisterBenchmark((case_id + "/" + impl).c_str(), [=](benchmark::State& state) {
     const std::size_t n = s.elements();
-    if (current_owner != id) {
-      current_workspace.reset();  // free the previous benchmark's buffers first
-      auto w = std::make_unique<typed_workspace<T>>(n);
-      fill_input(w->in.data(), n, product);
-      fn(w->in.data(), w->out.data());  // warm-up: first touch and lazy initialisation stay out of the timing
-      if (check) w->failure = check_against_reference(s, product, w->in.data(), w->out.data());
+    if (current_case != case_id) {
+      current_workspace.reset();  // free the previous case's buffers first
+      auto w = std::make_unique<typed_workspace<T>>(n, kind);
+      fill_input(w->in, n, product);
       current_workspace = std::move(w);
-      current_owner = id;
+      current_case = case_id;
     }
     auto& w = static_cast<typed_workspace<T>&>(*current_workspace);
-    if (!w.failure.empty()) {
-      state.SkipWithError(w.failure.c_str());
+    if (w.verdicts.count(id) == 0) {
+      // Poison the output (NaN for floating point, -1 for integers) so that an
+      // implementation that skips elements cannot pass on the previous one's results.
+      std::memset(static_cast<void*>(w.out), 0xff, n * sizeof(T));
+      fn(static_cast<const T*>(w.in), w.out);  // warm-up: first touch and lazy initialisation stay out of the timing
+      w.verdicts[id] = opt.check ? check_against_reference(s, product, w.in, w.out) : std::string();
+    }
+    const std::string& failure = w.verdicts[id];
+    if (!failure.empty()) {
+      state.SkipWithError(failure.c_str());
       for (auto _ : state) {
       }
       return;
     }
-    const T* in = w.in.data();
-    T* out = w.out.data();
+    const T* in = w.in;
+    T* out = w.out;
     for (auto _ : state) {
       fn(in, out);
       benchmark::ClobberMemory();
@@ -435,59 +597,177 @@ void add(const std::string& name, const shape& s, bool product, run_fn<T> fn, bo
     benchmark::DoNotOptimize(out);
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
                             static_cast<std::int64_t>(2 * n * sizeof(T)));
-  })->UseRealTime()->Unit(benchmark::kMillisecond);
+    state.counters["in_mod64"] = static_cast<double>(reinterpret_cast<std::uintptr_t>(in) % 64);
+    state.counters["out_mod64"] = static_cast<double>(reinterpret_cast<std::uintptr_t>(out) % 64);
+  })->UseRealTime()->Unit(opt.unit);
 }
 
-/// tally, memcpy and the naive loop for one case; the caller adds the other peers.
+/// A B-case on std::vector buffers: tally, memcpy, the plain loop (where one exists) and
+/// the naive loop; the caller adds the other peers.
 template <class T>
 void add_core(const std::string& id, const shape& s, bool product) {
-  add<T>(id + "/tally", s, product, tally_fn<T>(s, product, 1));
-  add<T>(id + "/memcpy", s, product, memcpy_fn<T>(s), false);
-  add<T>(id + "/naive", s, product, naive_fn<T>(s, product));
+  add<T>(id, "tally", s, product, buffer_kind::vector, tally_fn<T>(s, product, 1));
+  add<T>(id, "memcpy", s, product, buffer_kind::vector, memcpy_fn<T>(s), {false});
+  if (run_fn<T> plain = plain_fn<T>(s, product)) add<T>(id, "plain", s, product, buffer_kind::vector, plain);
+  add<T>(id, "naive", s, product, buffer_kind::vector, naive_fn<T>(s, product));
+}
+
+/// The same case on 64-byte aligned buffers: tally and memcpy, as "<id>@aligned".
+template <class T>
+void add_aligned(const std::string& id, const shape& s, bool product) {
+  add<T>(id + "@aligned", "tally", s, product, buffer_kind::aligned, tally_fn<T>(s, product, 1));
+  add<T>(id + "@aligned", "memcpy", s, product, buffer_kind::aligned, memcpy_fn<T>(s), {false});
 }
 
 template <class T, int R>
 void add_eigen([[maybe_unused]] const std::string& id, [[maybe_unused]] const shape& s,
                [[maybe_unused]] bool product) {
 #if TALLY_BENCH_HAVE_EIGEN
-  add<T>(id + "/eigen", s, product, eigen_fn<T, R>(s, product));
+  add<T>(id, "eigen", s, product, buffer_kind::vector, eigen_fn<T, R>(s, product));
 #endif
 }
 
-void register_all() {
+/// "1", "4", ..., "1K", "16M": the sweep's L in names.
+std::string count_label(std::size_t n) {
+  if (n >= (1u << 20) && n % (1u << 20) == 0) return std::to_string(n >> 20) + "M";
+  if (n >= (1u << 10) && n % (1u << 10) == 0) return std::to_string(n >> 10) + "K";
+  return std::to_string(n);
+}
+
+/// One sweep row: tally, memcpy and the plain loop on std::vector buffers.
+template <class T>
+void add_sweep(const std::string& id, const shape& s) {
+  add<T>(id, "tally", s, false, buffer_kind::vector, tally_fn<T>(s, false, 1));
+  add<T>(id, "memcpy", s, false, buffer_kind::vector, memcpy_fn<T>(s), {false});
+  add<T>(id, "plain", s, false, buffer_kind::vector, plain_fn<T>(s, false));
+}
+
+/// The descriptor layer's call, with its descriptors built once, outside the timing.
+struct prebuilt_desc {
+  std::uint32_t sizes[1] = {0};
+  tally::tensor_desc tensor;
+  tally::cumulative_summation_desc op;
+};
+
+void register_small_calls() {
+  const row_options ns{true, benchmark::kNanosecond};
+  for (std::size_t n : {std::size_t{16}, std::size_t{256}, std::size_t{4096}}) {
+    const std::string id = "small:f32:n=" + std::to_string(n);
+    const shape s{{n}, {}, 0};
+    add<float>(id, "typed", s, false, buffer_kind::vector,
+               [n](const float* in, float* out) {
+                 tally::cumsum(tally::tensor_view<const float>(in, {n}), tally::tensor_view<float>(out, {n}), 0);
+               },
+               ns);
+    auto d = std::make_shared<prebuilt_desc>();
+    d->sizes[0] = static_cast<std::uint32_t>(n);
+    d->tensor = {tally::data_type::float32, 1, d->sizes, nullptr,
+                 tally::calc_buffer_tensor_size(tally::data_type::float32, 1, d->sizes, nullptr)};
+    d->op.input = d->op.output = &d->tensor;
+    d->op.axis = 0;
+    add<float>(id, "descriptor", s, false, buffer_kind::vector,
+               [d](const float* in, float* out) {
+                 const tally::status st = tally::execute(d->op, in, out);
+                 if (!st) {
+                   std::fprintf(stderr, "tally::execute failed: %s\n", st.message());
+                   std::abort();
+                 }
+               },
+               ns);
+    add<float>(id, "plain", s, false, buffer_kind::vector,
+               [n](const float* in, float* out) { plain_rows<float, false>(in, out, 1, n); }, ns);
+  }
+  // 8x8 along axis 1 with threads = 2: far below any threading threshold.
+  const shape s8{{8, 8}, {}, 1};
+  for (unsigned threads : {2u, 1u})
+    add<float>("small:f32:8x8:a1", "tally_" + std::to_string(threads) + "t", s8, false, buffer_kind::vector,
+               [threads](const float* in, float* out) {
+                 tally::scan_options options;
+                 options.threads = threads;
+                 tally::cumsum(tally::tensor_view<const float>(in, {8, 8}), tally::tensor_view<float>(out, {8, 8}),
+                               1, options);
+               },
+               ns);
+  add<float>("small:f32:8x8:a1", "plain", s8, false, buffer_kind::vector,
+             [](const float* in, float* out) { plain_rows<float, false>(in, out, 8, 8); }, ns);
+}
+
+void register_sweep() {
+  constexpr std::size_t n = 16u << 20;
+  std::vector<std::size_t> lengths;
+  for (std::size_t len = 1; len <= n; len *= 4) lengths.push_back(len);  // 1, 4, 16, ..., 16M
+  for (std::size_t len : lengths)
+    add_sweep<float>("sweep:f32:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
+  for (std::size_t len : lengths)
+    add_sweep<float>("sweep:f32:a0:L=" + count_label(len), shape{{len, n / len}, {}, 0});
+  // Narrow rows along axis 0 ("points xyz"); 4 columns is the a0 row L=4M above.
+  for (std::size_t width : {std::size_t{3}, std::size_t{7}})
+    add_sweep<float>("sweep:f32:a0:w=" + std::to_string(width), shape{{n / width, width}, {}, 0});
+  const std::size_t few[] = {1, 4, 16, 256, 4096};
+  for (std::size_t len : few)
+    add_sweep<std::int8_t>("sweep:i8:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
+  for (std::size_t len : few)
+    add_sweep<std::int32_t>("sweep:i32:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
+  for (std::size_t len : few)
+    add_sweep<half>("sweep:f16:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
+}
+
+void register_cases() {
   constexpr std::size_t big = 4096;
   const shape b1{{16u << 20}, {}, 0};
   const shape b2{{64u << 10}, {}, 0};
   const shape b3{{big, big}, {}, 1};
   const shape b4{{big, big}, {}, 0};
+  const shape b4t{{big, big}, {1, static_cast<std::ptrdiff_t>(big)}, 0};
   const shape b5{{64, 64, 64, 64}, {}, 1, true, true};
   const shape b8{{big, big}, {1, static_cast<std::ptrdiff_t>(big)}, 1};
 
   for (const auto& [id, s] : {std::pair<const char*, shape>{"B1", b1}, {"B2", b2}}) {
     add_core<float>(id, s, false);
-    add<float>(std::string(id) + "/inclusive_scan", s, false, inclusive_scan_fn<float>(s));
+    add<float>(id, "inclusive_scan", s, false, buffer_kind::vector, inclusive_scan_fn<float>(s));
     add_eigen<float, 1>(id, s, false);
+    add_aligned<float>(id, s, false);
   }
   add_core<float>("B3", b3, false);
   add_eigen<float, 2>("B3", b3, false);
+  add_aligned<float>("B3", b3, false);
   add_core<float>("B4", b4, false);
   add_eigen<float, 2>("B4", b4, false);
+  add_aligned<float>("B4", b4, false);
+  add_core<float>("B4t", b4t, false);
+  add_eigen<float, 2>("B4t", b4t, false);
+  add_aligned<float>("B4t", b4t, false);
   add_core<float>("B5", b5, false);
   add_eigen<float, 4>("B5", b5, false);
+  add_aligned<float>("B5", b5, false);
   add_core<half>("B6", b3, false);  // Eigen::half would accumulate in half: not the same operation
+  add_aligned<half>("B6", b3, false);
   add_core<std::int32_t>("B7a", b3, false);
   add_eigen<std::int32_t, 2>("B7a", b3, false);
+  add_aligned<std::int32_t>("B7a", b3, false);
   add_core<std::int64_t>("B7b", b3, false);
   add_eigen<std::int64_t, 2>("B7b", b3, false);
+  add_aligned<std::int64_t>("B7b", b3, false);
   add_core<std::int32_t>("B7c", b3, true);
   add_eigen<std::int32_t, 2>("B7c", b3, true);
+  add_aligned<std::int32_t>("B7c", b3, true);
   add_core<float>("B8", b8, false);
   add_eigen<float, 2>("B8", b8, false);
-  // B9: 2 threads against 1 thread, both measured here with the same clock.
+  add_aligned<float>("B8", b8, false);
+  // B9: 2 threads against 1 thread, both measured here with the same clock, on both kinds
+  // of buffer (the ratio to memcpy uses B1's and B3's memcpy of the same kind).
   for (const auto& [id, s] : {std::pair<const char*, shape>{"B9a", b1}, {"B9b", b3}})
-    for (unsigned threads : {1u, 2u})
-      add<float>(std::string(id) + "/tally_" + std::to_string(threads) + "t", s, false,
-                 tally_fn<float>(s, false, threads));
+    for (const auto& [suffix, kind] :
+         {std::pair<const char*, buffer_kind>{"", buffer_kind::vector}, {"@aligned", buffer_kind::aligned}})
+      for (unsigned threads : {1u, 2u})
+        add<float>(std::string(id) + suffix, "tally_" + std::to_string(threads) + "t", s, false, kind,
+                   tally_fn<float>(s, false, threads));
+}
+
+void register_all() {
+  register_cases();
+  register_sweep();
+  register_small_calls();
 }
 
 /// The SIMD variant tally's dispatcher runs in this process.
