@@ -1,17 +1,38 @@
 #!/bin/sh
 # One command for the benchmark suite: configure a Release build with the benchmarks in
-# build-bench/, build tally_bench, run it through report.py (Markdown table on stdout,
-# chart in docs/benchmarks.png). Extra arguments go to report.py, e.g.
-#   benchmarks/run.sh --filter 'B[13]/' --repetitions 3
+# build-bench/, build tally_bench, run it through report.py (Markdown tables on stdout,
+# charts in docs/benchmarks.png and docs/benchmarks-sweep.png). Extra arguments go to
+# report.py, e.g.
+#   benchmarks/run.sh --filter '^B[13][/@]' --repetitions 3   # B1 and B3, both buffer kinds
+#   benchmarks/run.sh --filter '^sweep'                        # the shape sweep only
+#   benchmarks/run.sh --filter '^small'                        # the small-call table only
 #   benchmarks/run.sh --save-json build-bench/run.json
 # Run it on a quiet machine: the targets are ratios, but noise still moves them.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build-bench"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTALLY_BUILD_BENCHMARKS=ON \
-      -DTALLY_BUILD_TESTS=OFF -DTALLY_BUILD_EXAMPLES=OFF >&2
-cmake --build "$build" --target tally_bench -j2 >&2
+
 # Debian's python3-matplotlib lives in /usr/bin/python3's path; prefer it when present.
 python=python3
 [ -x /usr/bin/python3 ] && python=/usr/bin/python3
+
+# The charts need matplotlib: install Debian's package when it is missing (sudo only when
+# not root). Without it (no apt-get, no network) the tables are still printed.
+if ! "$python" -c 'import matplotlib' 2>/dev/null; then
+  if command -v apt-get >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    echo "run.sh: installing python3-matplotlib for the charts" >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y python3-matplotlib >&2 ||
+      { $sudo apt-get update >&2 &&
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y python3-matplotlib >&2; } ||
+      echo "run.sh: could not install python3-matplotlib; the charts will be skipped" >&2
+  else
+    echo "run.sh: matplotlib is missing and there is no apt-get; the charts will be skipped" >&2
+  fi
+fi
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTALLY_BUILD_BENCHMARKS=ON \
+      -DTALLY_BUILD_TESTS=OFF -DTALLY_BUILD_EXAMPLES=OFF >&2
+cmake --build "$build" --target tally_bench -j2 >&2
 exec "$python" "$root/benchmarks/report.py" "$build/benchmarks/tally_bench" "$@"
