@@ -100,7 +100,8 @@ def medians(data):
         if b.get("error_occurred"):
             errors["/".join(key)] = b.get("error_message", "error")
             continue
-        if "in_mod64" in b and "out_mod64" in b:
+        # Aggregates carry the counters too (a stddev of 0, a cv of 0%): only runs and medians are addresses.
+        if "in_mod64" in b and "out_mod64" in b and b.get("aggregate_name", "median") == "median":
             offsets[key] = (int(round(b["in_mod64"])), int(round(b["out_mod64"])))
         ms = b["real_time"] * TO_MS[b.get("time_unit", "ns")]
         if b.get("run_type") == "aggregate":
