@@ -61,12 +61,14 @@ void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis, const sca
 /// `out` may overlap `in` in any way. Throws tally::error on invalid arguments.
 template <class T>
 void cumsum(tensor_view<const T> in, tensor_view<T> out, int axis, scan_options options = {}) {
+  if (detail::small_typed_scan<detail::sum_op, T>(in, out, axis, options)) return;
   detail::typed_scan<detail::sum_op, T>(in, out, axis, options, {}, {});
 }
 
 /// Cumulative product of `in` along `axis` into `out`; see cumsum.
 template <class T>
 void cumprod(tensor_view<const T> in, tensor_view<T> out, int axis, scan_options options = {}) {
+  if (detail::small_typed_scan<detail::product_op, T>(in, out, axis, options)) return;
   detail::typed_scan<detail::product_op, T>(in, out, axis, options, {}, {});
 }
 

@@ -18,6 +18,15 @@
 #define TALLY_PRINTF_MEMBER(format_index, first_arg)
 #endif
 
+// Inlining the hot helpers of a kernel loop (a call there spills every vector register).
+#if TALLY_GNU_LIKE
+#define TALLY_ALWAYS_INLINE __attribute__((always_inline)) inline
+#elif defined(_MSC_VER)
+#define TALLY_ALWAYS_INLINE __forceinline
+#else
+#define TALLY_ALWAYS_INLINE inline
+#endif
+
 /// The x86 SIMD kernels: compiled with per-function target attributes (never with -m
 /// flags for a whole translation unit), so one binary carries every variant.
 #if (defined(__x86_64__) || defined(_M_X64)) && TALLY_GNU_LIKE && !defined(TALLY_NO_SIMD)
@@ -85,6 +94,23 @@ inline void spin_pause() noexcept {
   _mm_pause();
 #else
   std::this_thread::yield();
+#endif
+}
+
+/// Asks for the cache line at p ahead of its use (where the CPU has the instruction).
+inline void prefetch(const void* p) noexcept {
+#if TALLY_X86_SIMD
+  _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
+#else
+  (void)p;
+#endif
+}
+
+/// Orders this thread's non-temporal stores before its later stores (and so before the
+/// task's completion is published): once per task that streamed, not once per line.
+inline void store_fence() noexcept {
+#if TALLY_X86_SIMD
+  _mm_sfence();
 #endif
 }
 

@@ -6,7 +6,11 @@
 // the target's kernel table `kernels<Op, T>`. Vector vocabulary:
 //   reg, width, broadcast(a), load(p), store(p, v), stream(p, v), reverse(v),
 //   broadcast_last(v), shift_in(v, prev) = [prev[W-1], v[0..W-2]], first(v), last(v),
-//   combine<Op>(a, b), scan<Op>(v) (inclusive prefix inside the register).
+//   combine<Op>(a, b), scan<Op>(v) (inclusive prefix inside the register); and, where
+//   the struct declares lane_ops: window(lo, hi, s) = lanes [s, s + W) of lo:hi,
+//   select(lanes, a, b), step<Op, k>(v, lanes) (one Hillis-Steele step on a lane set),
+//   make_index(bytes) and permute(v, index). Without lane_ops the kernels that need them
+//   fall back to plain loops (and no output is streamed).
 
 /// The vector for element type T.
 template <class T>
@@ -14,6 +18,67 @@ using vec_for = std::conditional_t<
     std::is_same_v<T, float> || std::is_same_v<T, half>, f32,
     std::conditional_t<std::is_same_v<T, double>, f64,
                        std::conditional_t<sizeof(T) == 8, i64, std::conditional_t<sizeof(T) == 4, i32, i16>>>>;
+
+/// Whether V offers the lane vocabulary (window, select, step over a lane set,
+/// make_index/permute): `static constexpr bool lane_ops = true;` in the vector struct.
+template <class V, class = void>
+inline constexpr bool has_lane_ops = false;
+template <class V>
+inline constexpr bool has_lane_ops<V, std::void_t<decltype(V::lane_ops)>> = V::lane_ops;
+
+/// Writes vectors of T (whole 64-byte ones) with non-temporal stores at any
+/// element-aligned address. A non-temporal store must cover one aligned 64-byte line to
+/// avoid the read-for-ownership it exists to save; where the vectors sit across lines,
+/// each line between two neighbouring vectors (ascending or descending) is assembled in a
+/// register (window) and streamed, and only the parts of a run's first and last vector
+/// outside those lines are stored plainly. The values written are exactly the vectors'.
+template <class V, class T>
+struct streaming_writer {
+  using reg = typename V::reg;
+  static constexpr std::size_t W = V::width;
+  static constexpr bool usable = has_lane_ops<V> && W * sizeof(T) == 64;
+
+  T* held = nullptr;  // the last vector put, whose lanes [lo, hi) are not written yet
+  reg value;
+  std::size_t lo = 0, hi = 0;
+
+  /// Elements from p to the next 64-byte boundary (0 when p is on one).
+  static std::size_t to_boundary(const T* p) noexcept {
+    return ((64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64) / sizeof(T);
+  }
+  TALLY_SIMD_TARGET void write_lanes(std::size_t from, std::size_t to) noexcept {
+    if (from >= to) return;
+    alignas(64) T lanes[W];
+    V::store(lanes, value);
+    for (std::size_t i = from; i < to; ++i) held[i] = lanes[i];
+  }
+  TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE void put(T* dst, reg y) noexcept {
+    if constexpr (usable) put_line(dst, y);
+    else V::store(dst, y);
+  }
+  TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE void put_line(T* dst, reg y) noexcept {
+    const std::size_t s = to_boundary(dst);
+    if (s == 0) {
+      flush();
+      V::stream(dst, y);
+    } else if (held == dst - W) {  // ascending: the line is held's [s, W) then y's [0, s)
+      V::stream(held + s, V::window(value, y, s));
+      write_lanes(lo, (std::min)(hi, s));
+      held = dst, value = y, lo = s, hi = W;
+    } else if (held == dst + W) {  // descending: the line is y's [s, W) then held's [0, s)
+      V::stream(dst + s, V::window(y, value, s));
+      write_lanes((std::max)(lo, s), hi);
+      held = dst, value = y, lo = 0, hi = s;
+    } else {
+      flush();
+      held = dst, value = y, lo = 0, hi = W;
+    }
+  }
+  TALLY_SIMD_TARGET void flush() noexcept {
+    if (held) write_lanes(lo, hi);
+    held = nullptr;
+  }
+};
 
 /// A contiguous line, the hot loop of every scan along the innermost axis. Per vector:
 /// an in-register prefix, plus the broadcast block-local running value, plus the offset
@@ -28,20 +93,38 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
   if constexpr (sequential_order_v<Op, T>) {
-    // Floating-point products: one running value in order (see ops.hpp); the vectors
-    // only convert W elements at a time (float16 through F16C).
+    // Floating-point products: one running value, no blocks (see ops.hpp). Each vector
+    // is running * (in-register prefix); a vector whose results leave the range where no
+    // overflow, underflow or 0 * inf can hide is redone one element at a time, so inf, 0
+    // and NaN appear exactly where the sequential loop puts them.
     A running = Op::combine(s.offset, s.local), last = s.last;
-    alignas(64) A buffer[W];
     std::size_t i = 0;
-    for (; i + W <= n; i += W) {
-      V::store(buffer, V::load(Reverse ? in - i - (W - 1) : in + i));
-      for (std::size_t j = 0; j < W; ++j) {
-        A& value = buffer[Reverse ? W - 1 - j : j];
-        running = Op::combine(running, value);
-        value = exclusive ? last : running;
-        last = running;
+    if constexpr (has_lane_ops<V>) {
+      reg prev = V::broadcast(last);
+      for (; i + W <= n; i += W) {
+        const reg x = Reverse ? V::reverse(V::load(in - i - (W - 1))) : V::load(in + i);
+        const reg prefix = V::template scan<Op>(x);
+        const reg inclusive = V::template combine<Op>(V::broadcast(running), prefix);
+        // A running 0 times finite values, or inf or NaN times moderate ones, is exactly
+        // what the sequence gives (signs included).
+        const bool exact = V::all_moderate(inclusive) ||
+                           (running == 0 ? V::all_finite(prefix) : !(running - running == 0) && V::all_moderate(prefix));
+        if (!exact) {
+          alignas(64) A lanes[W];
+          V::store(lanes, x);
+          for (std::size_t j = 0; j < W; ++j) lanes[j] = running = Op::combine(running, lanes[j]);
+          const reg sequential = V::load(static_cast<const A*>(lanes));
+          prev = exclusive ? V::shift_in(sequential, prev) : sequential;  // reuse prev as the output
+          V::store(Reverse ? out - i - (W - 1) : out + i, Reverse ? V::reverse(prev) : prev);
+          prev = sequential;
+          continue;
+        }
+        const reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
+        V::store(Reverse ? out - i - (W - 1) : out + i, Reverse ? V::reverse(y) : y);
+        prev = inclusive;
+        running = static_cast<A>(V::last(inclusive));
       }
-      V::store(Reverse ? out - i - (W - 1) : out + i, V::load(static_cast<const A*>(buffer)));
+      last = static_cast<A>(V::last(prev));
     }
     line_state<A> rest{running, Op::template identity<A>(), last, 0};
     const std::ptrdiff_t step = Reverse ? -1 : 1;
@@ -51,11 +134,11 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
     return;
   }
   constexpr bool exact = std::is_integral_v<T>;  // integers: no blocks needed, order is free
-  // Non-temporal stores need every vector store aligned (the first store decides), and
-  // pay off only as whole 64-byte lines: half-line ones (float16, 8-bit) measured slower.
-  const T* first_store = Reverse ? out - (W - 1) : out;
-  stream = stream && n >= W && W * sizeof(T) >= 64 &&
-           reinterpret_cast<std::uintptr_t>(first_store) % (W * sizeof(T)) == 0;
+  // Non-temporal stores pay off only as whole 64-byte lines: half-line ones (float16,
+  // 8-bit) measured slower.
+  using writer_t = streaming_writer<V, T>;
+  stream = stream && writer_t::usable && n >= 2 * W;
+  writer_t writer;
 
   // Integers keep one running value in `local` (the state's value is offset (op) local).
   reg offset = V::broadcast(exact ? Op::template identity<A>() : s.offset);
@@ -76,7 +159,7 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
       if (Reverse) y = V::reverse(y);
       T* dst = Reverse ? out - at - (W - 1) : out + at;
       if (stream)
-        V::stream(dst, y);
+        writer.put(dst, y);
       else
         V::store(dst, y);
       prev = inclusive;
@@ -103,7 +186,7 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
       position = 0;
     }
   }
-  if (stream) _mm_sfence();  // order the non-temporal stores before anything that follows
+  writer.flush();
   s.offset = static_cast<A>(V::first(offset));
   s.local = static_cast<A>(V::first(local));
   s.last = static_cast<A>(V::last(prev));
@@ -165,6 +248,70 @@ TALLY_SIMD_TARGET void scan_contiguous(line_state<acc_t<T>>& s, const T* in, T* 
     scan_contiguous_dir<Op, T, false>(s, in, out, n, exclusive, stream);
 }
 
+/// Fewer columns than a vector has lanes, rows packed one after the other (row stride =
+/// width): the rows are one stream in which out[k] = out[k - width] (op) in[k]. Each vector
+/// scans in-register with steps of width, 2 width, 4 width, ... (Kogge-Stone on every
+/// column at once), then combines with the previous vector's last value of each column.
+/// Each column's result depends only on its data and the vector width, never on threads
+/// (the plan never cuts fewer than min_column_tile columns).
+template <class Op, class T>
+TALLY_SIMD_TARGET void scan_narrow_columns(const T* in, T* out, std::size_t width, std::size_t rows, acc_t<T>* acc,
+                                           bool exclusive, bool starts_are_carries, bool stream) noexcept {
+  using V = vec_for<T>;
+  using A = acc_t<T>;
+  using reg = typename V::reg;
+  using lane_index = typename V::lane_index;
+  constexpr std::size_t W = V::width;
+  const std::size_t total = width * rows;
+  const std::uint64_t all = W == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << W) - 1;
+  std::uint8_t from[W];
+  for (std::size_t i = 0; i < W; ++i) from[i] = static_cast<std::uint8_t>(W - width + i % width);
+  const lane_index carry_at = V::make_index(from);  // lane i: the previous vector's last value of its column
+  lane_index step_at[6];
+  std::size_t steps = 0;
+  for (std::size_t shift = width; shift < W; shift *= 2, ++steps) {
+    for (std::size_t i = 0; i < W; ++i) from[i] = static_cast<std::uint8_t>(i >= shift ? i - shift : i);
+    step_at[steps] = V::make_index(from);
+  }
+  alignas(64) A lanes[W];
+  for (std::size_t i = 0; i < W; ++i) lanes[i] = i < W - width ? Op::template identity<A>() : acc[i - (W - width)];
+  reg prev = V::load(static_cast<const A*>(lanes));  // a vector whose last row is the starts
+  const reg empty = V::broadcast(Op::template empty<A>());
+  using writer_t = streaming_writer<V, T>;
+  stream = stream && writer_t::usable;
+  writer_t writer;
+  std::size_t k = 0;
+  for (; k + W <= total; k += W) {
+    reg x = V::load(in + k);
+    std::size_t shift = width;
+    for (std::size_t t = 0; t < steps; ++t, shift *= 2)
+      x = V::select((all << shift) & all, V::template combine<Op>(V::permute(x, step_at[t]), x), x);
+    x = V::template combine<Op>(V::permute(prev, carry_at), x);
+    reg y = x;
+    if (exclusive) {
+      y = V::window(prev, x, W - width);  // lane i: the inclusive value one row up
+      if (k == 0 && !starts_are_carries) y = V::select((std::uint64_t{1} << width) - 1, empty, y);
+    }
+    if (stream)
+      writer.put(out + k, y);
+    else
+      V::store(out + k, y);
+    prev = x;
+  }
+  writer.flush();
+  if (k > 0) {  // the running row: the last row of the last vector
+    V::store(lanes, prev);
+    for (std::size_t t = 0; t < width; ++t) acc[(k - width + t) % width] = lanes[W - width + t];
+  }
+  for (; k < total; ++k) {
+    const std::size_t j = k % width;
+    const A before = acc[j];
+    acc[j] = Op::combine(before, to_acc(in[k]));
+    const bool empty_row = k < width && !starts_are_carries;
+    out[k] = from_acc<T>(exclusive ? (empty_row ? Op::template empty<A>() : before) : acc[j]);
+  }
+}
+
 /// Rows of running values (the axis is outer, columns contiguous): full-width vertical
 /// combines, one row after the other, so each column keeps the sequential order.
 template <class Op, class T>
@@ -175,33 +322,54 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   using A = acc_t<T>;
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
-  constexpr std::size_t bytes = W * sizeof(T);
-  stream = stream && width >= W && reinterpret_cast<std::uintptr_t>(out) % bytes == 0 &&
-           (out_row_stride * static_cast<std::ptrdiff_t>(sizeof(T))) % static_cast<std::ptrdiff_t>(bytes) == 0;
+  if constexpr (has_lane_ops<V>) {
+    const auto packed = static_cast<std::ptrdiff_t>(width);
+    if (width < W && in_row_stride == packed && out_row_stride == packed && rows * width >= W)
+      return scan_narrow_columns<Op, T>(in, out, width, rows, acc, exclusive, starts_are_carries, stream);
+  }
+  using writer_t = streaming_writer<V, T>;
+  stream = stream && writer_t::usable && width >= 2 * W;
+  writer_t writer;
   const reg empty = V::broadcast(Op::template empty<A>());
+  // Rows that go down in memory (a decreasing axis) are walked right to left, so the
+  // whole scan reads and writes one descending stream that the prefetchers follow; the
+  // columns are independent, so their order changes nothing.
+  const bool descending = in_row_stride < 0;
+  const std::size_t vectors = width / W * W;  // columns [0, vectors) go by whole vectors
   for (std::size_t k = 0; k < rows; ++k) {
     const T* row_in = in + static_cast<std::ptrdiff_t>(k) * in_row_stride;
     T* row_out = out + static_cast<std::ptrdiff_t>(k) * out_row_stride;
     const bool empty_row = exclusive && k == 0 && !starts_are_carries;
-    std::size_t j = 0;
-    for (; j + W <= width; j += W) {
-      const reg before = V::load(acc + j);
-      const reg after = V::template combine<Op>(before, V::load(row_in + j));
-      const reg y = exclusive ? (empty_row ? empty : before) : after;
-      if (stream)
-        V::stream(row_out + j, y);
-      else
-        V::store(row_out + j, y);
-      V::store(acc + j, after);
+    // Descending: the scalar columns at the right end first, then the vectors right to left.
+    for (int part = 0; part < 2; ++part) {
+      if ((part == 0) == descending) {
+        for (std::size_t t = 0; t < width - vectors; ++t) {
+          const std::size_t j = descending ? width - 1 - t : vectors + t;
+          const A x = to_acc(row_in[j]);
+          const A before = acc[j];
+          acc[j] = Op::combine(before, x);
+          row_out[j] = from_acc<T>(exclusive ? (empty_row ? Op::template empty<A>() : before) : acc[j]);
+        }
+      } else {
+        for (std::size_t v = 0; v < vectors; v += W) {
+          const std::size_t j = descending ? vectors - W - v : v;
+          // The next row's tile, one row ahead (from the last row: the first row of the
+          // tile to the right): rows far apart (few long rows) each start a stream the
+          // hardware prefetchers would learn too late. A prefetch never faults.
+          prefetch(k + 1 < rows ? row_in + in_row_stride + j : in + width + j);
+          const reg before = V::load(acc + j);
+          const reg after = V::template combine<Op>(before, V::load(row_in + j));
+          const reg y = exclusive ? (empty_row ? empty : before) : after;
+          if (stream)
+            writer.put(row_out + j, y);
+          else
+            V::store(row_out + j, y);
+          V::store(acc + j, after);
+        }
+      }
     }
-    for (; j < width; ++j) {
-      const A x = to_acc(row_in[j]);
-      const A before = acc[j];
-      acc[j] = Op::combine(before, x);
-      row_out[j] = from_acc<T>(exclusive ? (empty_row ? Op::template empty<A>() : before) : acc[j]);
-    }
+    writer.flush();
   }
-  if (stream) _mm_sfence();
 }
 
 /// Copies a tile (element (a, b) at tile[a * pitch + b]) to out[a * stride_a + b * stride_b].
@@ -222,7 +390,6 @@ TALLY_SIMD_TARGET void scatter_tile(const T* tile, std::size_t n_a, std::size_t 
           transpose32::block(tile + a * pitch + b, pitch, out + static_cast<std::ptrdiff_t>(a) +
                                                               static_cast<std::ptrdiff_t>(b) * stride_b,
                              stride_b, stream);
-      if (stream) _mm_sfence();
       if (b < n_b)
         scalar::scatter_tile(tile + b, n_a, n_b - b, pitch, out + static_cast<std::ptrdiff_t>(b) * stride_b, stride_a,
                              stride_b);
@@ -232,6 +399,98 @@ TALLY_SIMD_TARGET void scatter_tile(const T* tile, std::size_t n_a, std::size_t 
   scalar::scatter_tile(tile, n_a, n_b, pitch, out, stride_a, stride_b);
 }
 
+/// One Kogge-Stone step of a segmented scan: lane i combines with lane i - k unless a line
+/// starts within lanes (i - k, i]; `near` marks those lanes and grows to (i - 2k, i].
+template <class V, class Op, int k>
+TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg segmented_step(typename V::reg x, std::uint64_t& near) noexcept {
+  if constexpr (static_cast<std::size_t>(k) < V::width) {
+    x = V::template step<Op, k>(x, ~near);
+    near |= near << k;
+  }
+  return x;
+}
+
+/// Packed short lines as one stream of vectors, several lines per vector: a segmented
+/// in-register scan whose lane masks come from where lines start (bit i: lane i starts a
+/// line), continued across vectors for lines that cross one. The vectors cover the
+/// region from its first element in scan order, so the lanes a line falls on depend only
+/// on its place in the region, and the plan cuts regions at multiples of 64 lines: the
+/// bits never depend on the thread count. Floating-point products keep their sequential
+/// order (ops.hpp) and targets without the vocabulary take the plain loop.
+template <class Op, class T, bool Reverse>
+TALLY_SIMD_TARGET void scan_short_lines_dir(const T* in, T* out, std::size_t n, std::size_t count, bool exclusive,
+                                            bool stream) noexcept {
+  using V = vec_for<T>;
+  using A = acc_t<T>;
+  using reg = typename V::reg;
+  constexpr std::size_t W = V::width;
+  const std::size_t total = n * count;
+  const std::uint64_t all = W == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << W) - 1;
+  std::uint64_t pattern = 0;  // line starts when a vector begins a line
+  for (std::size_t b = 0; b < 64; b += n) pattern |= std::uint64_t{1} << b;
+  const std::size_t advance = W % n;
+  std::size_t phase = 0;  // position in its line of the vector's first element
+  const reg empty = V::broadcast(Op::template empty<A>());
+  reg prev = empty;  // the previous vector's inclusive results
+  using writer_t = streaming_writer<V, T>;
+  stream = stream && writer_t::usable;
+  writer_t writer;
+  // Scan order position k lives at in[k] (forward) or in[total - 1 - k] (reverse).
+  const T* in_end = in + total;
+  T* out_end = out + total;
+  std::size_t k = 0;
+  for (; k + W <= total; k += W) {
+    const std::uint64_t starts = (phase == 0 ? pattern : pattern << (n - phase)) & all;
+    reg x = Reverse ? V::reverse(V::load(in_end - k - W)) : V::load(in + k);
+    std::uint64_t near = starts;
+    x = segmented_step<V, Op, 1>(x, near);
+    x = segmented_step<V, Op, 2>(x, near);
+    x = segmented_step<V, Op, 4>(x, near);
+    x = segmented_step<V, Op, 8>(x, near);
+    x = segmented_step<V, Op, 16>(x, near);
+    x = segmented_step<V, Op, 32>(x, near);
+    // Lanes before the first start continue the previous vector's last line.
+    const std::uint64_t continuing = ((starts & (0 - starts)) - 1) & all;
+    x = V::select(continuing, V::template combine<Op>(V::broadcast_last(prev), x), x);
+    reg y = exclusive ? V::select(starts, empty, V::shift_in(x, prev)) : x;
+    prev = x;
+    if (Reverse) y = V::reverse(y);
+    T* dst = Reverse ? out_end - k - W : out + k;
+    if (stream)
+      writer.put(dst, y);
+    else
+      V::store(dst, y);
+    phase += advance;
+    if (phase >= n) phase -= n;
+  }
+  writer.flush();
+  A running = static_cast<A>(V::last(prev));
+  for (; k < total; ++k) {  // the last partial vector
+    const std::size_t at = Reverse ? total - 1 - k : k;
+    const A x = to_acc(in[at]);
+    const bool starts = k % n == 0;
+    const A before = starts ? Op::template empty<A>() : running;
+    running = starts ? x : Op::combine(running, x);
+    out[at] = from_acc<T>(exclusive ? before : running);
+  }
+}
+
 template <class Op, class T>
-inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>, &scan_columns<Op, T>, &reduce_contiguous<Op, T>,
-                                           &scatter_tile<T>, &scalar::scan_strided<Op, T>};
+TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std::size_t count, bool reverse,
+                                        bool exclusive, bool stream) noexcept {
+  if (n == 1) {  // lines of one element: a copy, or the empty value
+    if (exclusive)
+      std::fill(out, out + count, from_acc<T>(Op::template empty<acc_t<T>>()));
+    else if (out != in)
+      std::memcpy(static_cast<void*>(out), in, count * sizeof(T));
+  } else if constexpr (!has_lane_ops<vec_for<T>> || sequential_order_v<Op, T>)
+    scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
+  else if (reverse)
+    scan_short_lines_dir<Op, T, true>(in, out, n, count, exclusive, stream);
+  else
+    scan_short_lines_dir<Op, T, false>(in, out, n, count, exclusive, stream);
+}
+
+template <class Op, class T>
+inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>,  &scan_columns<Op, T>,     &reduce_contiguous<Op, T>,
+                                           &scatter_tile<T>,          &scan_short_lines<Op, T>, &scalar::scan_strided<Op, T>};

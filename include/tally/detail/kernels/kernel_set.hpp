@@ -28,6 +28,10 @@ struct kernel_set {
   /// out[a * stride_a + b * stride_b].
   void (*scatter)(const T* tile, std::size_t n_a, std::size_t n_b, std::size_t pitch, T* out, std::ptrdiff_t stride_a,
                   std::ptrdiff_t stride_b, bool stream) noexcept;
+  /// `count` lines of `n` elements (n <= short_line_max) packed one after the other from
+  /// `in`/`out` (the lowest addresses); `reverse` scans each line towards lower addresses.
+  void (*short_lines)(const T* in, T* out, std::size_t n, std::size_t count, bool reverse, bool exclusive,
+                      bool stream) noexcept;
   /// Any line with its own strides.
   void (*strided)(line_state<A>&, const T* in, std::ptrdiff_t in_step, T* out, std::ptrdiff_t out_step,
                   std::size_t n, bool exclusive) noexcept;

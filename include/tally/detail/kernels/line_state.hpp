@@ -20,6 +20,9 @@ namespace detail {
 /// data reproduce one call bitwise when each chunk is a multiple of this length.
 inline constexpr std::size_t block_elements = 4096;
 
+/// The longest line the short_lines kernel takes (its lane masks are 64 bits).
+inline constexpr std::size_t short_line_max = 64;
+
 template <class A>
 struct line_state {
   A offset;                  // combination of all elements before the current block

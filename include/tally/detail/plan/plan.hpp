@@ -19,6 +19,8 @@ namespace detail {
 enum class kernel_shape {
   lines,             // the axis is contiguous in input and output (stride +1 or -1 in both)
   split_line,        // lines, fewer than threads and long: each line split across the threads
+  short_lines,       // lines of at most short_line_max elements packed one after the other
+                     // (the innermost outer stride is the line length): many lines per vector
   columns,           // the last outer dimension is contiguous in both: rows of running values
   gathered_columns,  // the last outer dimension is contiguous in the input only: rows of
                      // running values into an L1 tile, then scattered to the output
@@ -55,7 +57,8 @@ inline void move_last(scan_layout& layout, std::size_t d) noexcept {
 
 /// `max_threads`: the caller's thread count, already resolved (never 0).
 template <class Op, class T>
-scan_plan make_plan(const scan_layout& layout, bool exclusive, bool in_place, unsigned max_threads) noexcept {
+scan_plan make_plan(const scan_layout& layout, bool exclusive, bool in_place, bool has_carries,
+                    unsigned max_threads) noexcept {
   scan_plan plan;
   plan.layout = layout;
   plan.exclusive = exclusive;
@@ -72,7 +75,17 @@ scan_plan make_plan(const scan_layout& layout, bool exclusive, bool in_place, un
       if (l.outer[d].stride[in_operand] == 1) return d;
     return rank;
   };
-  if (l.axis_in_stride == l.axis_out_stride && std::abs(l.axis_in_stride) == 1) {
+  const auto packed_lines = [&] {
+    const auto n = static_cast<std::ptrdiff_t>(l.axis_size);
+    return rank > 0 && l.outer[rank - 1].stride[in_operand] == n && l.outer[rank - 1].stride[out_operand] == n;
+  };
+  const bool contiguous_axis = l.axis_in_stride == l.axis_out_stride && std::abs(l.axis_in_stride) == 1;
+  if ((contiguous_axis || l.axis_size == 1) && l.axis_size <= short_line_max && !has_carries && packed_lines()) {
+    plan.shape = kernel_shape::short_lines;
+    // Tiles of whole multiples of 64 lines: a multiple of every vector width in elements,
+    // so each tile starts a vector on a line start (see scan_short_lines_dir).
+    plan.tile = std::max<std::size_t>(1, tuning::short_lines_tile_elements / (64 * l.axis_size)) * 64;
+  } else if (contiguous_axis) {
     plan.shape = kernel_shape::lines;
   } else if (rank > 0 && l.outer[rank - 1].stride[in_operand] == 1 && l.outer[rank - 1].stride[out_operand] == 1) {
     plan.shape = kernel_shape::columns;
@@ -97,7 +110,7 @@ scan_plan make_plan(const scan_layout& layout, bool exclusive, bool in_place, un
     plan.depth = tuning::gather_elements / tuning::gather_short_side;
   }
   const bool tiled = plan.shape == kernel_shape::columns || plan.shape == kernel_shape::gathered_columns ||
-                     plan.shape == kernel_shape::gathered_lines;
+                     plan.shape == kernel_shape::gathered_lines || plan.shape == kernel_shape::short_lines;
   plan.walked_dims = tiled ? rank - 1 : rank;
   if (tiled) plan.tiles = (l.outer[rank - 1].size + plan.tile - 1) / plan.tile;
   plan.tasks = l.outer_count(0, plan.walked_dims) * plan.tiles;

@@ -22,6 +22,11 @@ struct tuning {
   static constexpr std::size_t column_tile_bytes = 16384;
   /// Columns a tile keeps at least, when a wide row is cut between threads.
   static constexpr std::size_t min_column_tile = 64;
+  /// Scans of packed operands up to this size with no carries take the small-call path
+  /// (run/small_scan.hpp): half of a typical L1 data cache.
+  static constexpr std::size_t small_call_bytes = std::size_t{16} << 10;
+  /// Elements per task of the short_lines shape (rounded to whole multiples of 64 lines).
+  static constexpr std::size_t short_lines_tile_elements = std::size_t{1} << 14;
   /// Elements a task should cover at least before another thread is worth using.
   static constexpr std::size_t min_elements_per_part = std::size_t{1} << 16;
   /// Outputs at least this large are written with non-temporal stores: they would only

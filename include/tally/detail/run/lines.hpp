@@ -2,6 +2,7 @@
 // kernel (stride +1 or -1 in input and output) or the strided one.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 
 #include "../kernels/kernel_set.hpp"
@@ -29,6 +30,35 @@ struct lines_job {
       else
         kernels.strided(state, in, l.axis_in_stride, out, l.axis_out_stride, l.axis_size, plan.exclusive);
       carries.finish_line(w.offset[carry_out_operand], state);
+    }
+  }
+};
+
+/// The short_lines shape: tasks are tiles of `plan.tile` packed lines of the innermost
+/// outer dimension, each scanned by one call (no carries: the plan asks for none).
+template <class Op, class T>
+struct short_lines_job {
+  const scan_plan& plan;
+  line_carries<Op, T> carries;
+  const kernel_set<Op, T>& kernels;
+
+  void operator()(std::size_t begin, std::size_t end) const noexcept {
+    const scan_layout& l = plan.layout;
+    const std::size_t lines = l.outer[l.outer_rank - 1].size, n = l.axis_size;
+    const bool reverse = l.axis_in_stride < 0;
+    // The region of a tile starts at its first line's lowest address.
+    const std::ptrdiff_t first = reverse ? -static_cast<std::ptrdiff_t>(n - 1) : 0;
+    auto w = outer_walker(l, plan.walked_dims, begin / plan.tiles);
+    std::size_t t = begin % plan.tiles;
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::size_t line = t * plan.tile, count = (std::min)(plan.tile, lines - line);
+      const auto at = static_cast<std::ptrdiff_t>(line * n) + first;
+      kernels.short_lines(carries.p.in + w.offset[in_operand] + at, carries.p.out + w.offset[out_operand] + at, n,
+                          count, reverse, plan.exclusive, plan.stream);
+      if (++t == plan.tiles) {
+        t = 0;
+        w.next();
+      }
     }
   }
 };

@@ -57,6 +57,7 @@ struct split_line_job {
       job.kernels.line(state, job.in + job.at(block), job.out + job.at(block), job.reverse, job.length(block),
                        job.exclusive, job.stream);
     }
+    if (job.stream) store_fence();
   }
 
   /// Scans the whole line continuing `state` (which must sit on a block boundary).

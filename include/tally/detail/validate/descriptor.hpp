@@ -76,7 +76,7 @@ status check_descriptor(const Desc* desc, const char* op_name, std::uint32_t axi
   if (status s = check_buffer_size(in, "input"); !s) return s;
   if (status s = check_buffer_size(out, "output"); !s) return s;
   const strided_layout out_layout = strided_layout::make(out.dimension_count, out.sizes, out.strides);
-  if (!out_layout.is_unique())
+  if (out.strides && !out_layout.is_unique())  // packed strides are unique by construction
     return status(status_code::overlapping_output,
                   "output.strides make distinct output elements share an address (a zero or "
                   "interleaving stride on a dimension of size > 1)");

@@ -9,6 +9,7 @@
 #if TALLY_X86_SIMD
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "../ops.hpp"
@@ -23,6 +24,13 @@ namespace avx512 {
 struct f32 {
   using reg = __m512;
   static constexpr std::size_t width = 16;
+  /// Lane i of permute(x, make_index(from)) is x[from[i]] (`from`: width bytes).
+  using lane_index = __m512i;
+  TALLY_T static lane_index make_index(const std::uint8_t* from) { return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(from))); }
+  TALLY_T static reg permute(reg x, lane_index at) { return _mm512_permutexvar_ps(at, x); }
+  static constexpr bool lane_ops = true;
+  /// Lanes in `lanes` (bit i: lane i) from a, the others from b.
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) { return _mm512_mask_blend_ps(static_cast<__mmask16>(lanes), b, a); }
   TALLY_T static reg broadcast(float a) { return _mm512_set1_ps(a); }
   TALLY_T static reg load(const float* p) { return _mm512_loadu_ps(p); }
   TALLY_T static reg load(const half* p) {
@@ -33,9 +41,6 @@ struct f32 {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
   }
   TALLY_T static void stream(float* p, reg v) { _mm512_stream_ps(p, v); }
-  TALLY_T static void stream(half* p, reg v) {
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
-  }
   TALLY_T static reg reverse(reg v) {
     return _mm512_permutexvar_ps(_mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), v);
   }
@@ -46,17 +51,32 @@ struct f32 {
   }
   TALLY_T static float first(reg v) { return _mm512_cvtss_f32(v); }
   TALLY_T static float last(reg v) { return _mm512_cvtss_f32(broadcast_last(v)); }
+  /// Lanes [s, s + 16) of lo:hi.
+  TALLY_T static reg window(reg lo, reg hi, std::size_t s) {
+    const __m512i at = _mm512_add_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                        _mm512_set1_epi32(static_cast<int>(s)));
+    return _mm512_permutex2var_ps(lo, at, hi);
+  }
+  TALLY_T static bool all_finite(reg v) {
+    return _mm512_cmp_ps_mask(_mm512_abs_ps(v), broadcast(std::numeric_limits<float>::infinity()), _CMP_LT_OQ) == 0xffff;
+  }
+  /// Whether every lane's magnitude lies in [2^-100, 2^100] (false for 0, inf, NaN).
+  TALLY_T static bool all_moderate(reg v) {
+    const reg magnitude = _mm512_abs_ps(v);
+    return (_mm512_cmp_ps_mask(magnitude, broadcast(0x1p-100f), _CMP_GE_OQ) &
+            _mm512_cmp_ps_mask(magnitude, broadcast(0x1p100f), _CMP_LE_OQ)) == 0xffff;
+  }
   template <class Op>
   TALLY_T static reg combine(reg a, reg b) {
     if constexpr (is_sum<Op>) return _mm512_add_ps(a, b);
     else return _mm512_mul_ps(a, b);
   }
-  /// Lanes >= k combine with the lane k below (Hillis-Steele step).
+  /// Lanes >= k (and in `lanes`) combine with the lane k below (Hillis-Steele step).
   template <class Op, int k>
-  TALLY_T static reg step(reg x) {
+  TALLY_T static reg step(reg x, std::uint64_t lanes = ~std::uint64_t{0}) {
     const __m512i r = _mm512_castps_si512(x);
     const reg shifted = _mm512_castsi512_ps(_mm512_alignr_epi32(r, r, 16 - k));
-    const __mmask16 m = static_cast<__mmask16>(0xffffu << k);
+    const __mmask16 m = static_cast<__mmask16>((0xffffu << k) & lanes);
     if constexpr (is_sum<Op>) return _mm512_mask_add_ps(x, m, x, shifted);
     else return _mm512_mask_mul_ps(x, m, x, shifted);
   }
@@ -86,6 +106,13 @@ struct f32 {
 struct f64 {
   using reg = __m512d;
   static constexpr std::size_t width = 8;
+  /// Lane i of permute(x, make_index(from)) is x[from[i]] (`from`: width bytes).
+  using lane_index = __m512i;
+  TALLY_T static lane_index make_index(const std::uint8_t* from) { return _mm512_cvtepu8_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(from))); }
+  TALLY_T static reg permute(reg x, lane_index at) { return _mm512_permutexvar_pd(at, x); }
+  static constexpr bool lane_ops = true;
+  /// Lanes in `lanes` (bit i: lane i) from a, the others from b.
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) { return _mm512_mask_blend_pd(static_cast<__mmask8>(lanes), b, a); }
   TALLY_T static reg broadcast(double a) { return _mm512_set1_pd(a); }
   TALLY_T static reg load(const double* p) { return _mm512_loadu_pd(p); }
   TALLY_T static void store(double* p, reg v) { _mm512_storeu_pd(p, v); }
@@ -97,16 +124,29 @@ struct f64 {
   }
   TALLY_T static double first(reg v) { return _mm512_cvtsd_f64(v); }
   TALLY_T static double last(reg v) { return _mm512_cvtsd_f64(broadcast_last(v)); }
+  TALLY_T static reg window(reg lo, reg hi, std::size_t s) {
+    const __m512i at = _mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi64(static_cast<long long>(s)));
+    return _mm512_permutex2var_pd(lo, at, hi);
+  }
+  TALLY_T static bool all_finite(reg v) {
+    return _mm512_cmp_pd_mask(_mm512_abs_pd(v), broadcast(std::numeric_limits<double>::infinity()), _CMP_LT_OQ) == 0xff;
+  }
+  /// Whether every lane's magnitude lies in [2^-1000, 2^1000] (false for 0, inf, NaN).
+  TALLY_T static bool all_moderate(reg v) {
+    const reg magnitude = _mm512_abs_pd(v);
+    return (_mm512_cmp_pd_mask(magnitude, broadcast(0x1p-1000), _CMP_GE_OQ) &
+            _mm512_cmp_pd_mask(magnitude, broadcast(0x1p1000), _CMP_LE_OQ)) == 0xff;
+  }
   template <class Op>
   TALLY_T static reg combine(reg a, reg b) {
     if constexpr (is_sum<Op>) return _mm512_add_pd(a, b);
     else return _mm512_mul_pd(a, b);
   }
   template <class Op, int k>
-  TALLY_T static reg step(reg x) {
+  TALLY_T static reg step(reg x, std::uint64_t lanes = ~std::uint64_t{0}) {
     const __m512i r = _mm512_castpd_si512(x);
     const reg shifted = _mm512_castsi512_pd(_mm512_alignr_epi64(r, r, 8 - k));
-    const __mmask8 m = static_cast<__mmask8>(0xffu << k);
+    const __mmask8 m = static_cast<__mmask8>((0xffu << k) & lanes);
     if constexpr (is_sum<Op>) return _mm512_mask_add_pd(x, m, x, shifted);
     else return _mm512_mask_mul_pd(x, m, x, shifted);
   }
@@ -121,6 +161,13 @@ struct i32 {
   using reg = __m512i;
   using lane = std::uint32_t;
   static constexpr std::size_t width = 16;
+  /// Lane i of permute(x, make_index(from)) is x[from[i]] (`from`: width bytes).
+  using lane_index = __m512i;
+  TALLY_T static lane_index make_index(const std::uint8_t* from) { return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(from))); }
+  TALLY_T static reg permute(reg x, lane_index at) { return _mm512_permutexvar_epi32(at, x); }
+  static constexpr bool lane_ops = true;
+  /// Lanes in `lanes` (bit i: lane i) from a, the others from b.
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) { return _mm512_mask_blend_epi32(static_cast<__mmask16>(lanes), b, a); }
   TALLY_T static reg broadcast(lane a) { return _mm512_set1_epi32(static_cast<int>(a)); }
   template <class X>
   TALLY_T static reg load(const X* p) { return _mm512_loadu_si512(p); }
@@ -133,6 +180,11 @@ struct i32 {
   }
   TALLY_T static reg broadcast_last(reg v) { return _mm512_permutexvar_epi32(_mm512_set1_epi32(15), v); }
   TALLY_T static reg shift_in(reg v, reg prev) { return _mm512_alignr_epi32(v, prev, 15); }
+  TALLY_T static reg window(reg lo, reg hi, std::size_t s) {
+    const __m512i at = _mm512_add_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                        _mm512_set1_epi32(static_cast<int>(s)));
+    return _mm512_permutex2var_epi32(lo, at, hi);
+  }
   TALLY_T static lane first(reg v) { return static_cast<lane>(_mm_cvtsi128_si32(_mm512_castsi512_si128(v))); }
   TALLY_T static lane last(reg v) { return first(broadcast_last(v)); }
   template <class Op>
@@ -141,9 +193,9 @@ struct i32 {
     else return _mm512_mullo_epi32(a, b);
   }
   template <class Op, int k>
-  TALLY_T static reg step(reg x) {
+  TALLY_T static reg step(reg x, std::uint64_t lanes = ~std::uint64_t{0}) {
     const reg shifted = _mm512_alignr_epi32(x, x, 16 - k);
-    const __mmask16 m = static_cast<__mmask16>(0xffffu << k);
+    const __mmask16 m = static_cast<__mmask16>((0xffffu << k) & lanes);
     if constexpr (is_sum<Op>) return _mm512_mask_add_epi32(x, m, x, shifted);
     else return _mm512_mask_mullo_epi32(x, m, x, shifted);
   }
@@ -158,6 +210,13 @@ struct i64 {
   using reg = __m512i;
   using lane = std::uint64_t;
   static constexpr std::size_t width = 8;
+  /// Lane i of permute(x, make_index(from)) is x[from[i]] (`from`: width bytes).
+  using lane_index = __m512i;
+  TALLY_T static lane_index make_index(const std::uint8_t* from) { return _mm512_cvtepu8_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(from))); }
+  TALLY_T static reg permute(reg x, lane_index at) { return _mm512_permutexvar_epi64(at, x); }
+  static constexpr bool lane_ops = true;
+  /// Lanes in `lanes` (bit i: lane i) from a, the others from b.
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) { return _mm512_mask_blend_epi64(static_cast<__mmask8>(lanes), b, a); }
   TALLY_T static reg broadcast(lane a) { return _mm512_set1_epi64(static_cast<long long>(a)); }
   template <class X>
   TALLY_T static reg load(const X* p) { return _mm512_loadu_si512(p); }
@@ -168,6 +227,10 @@ struct i64 {
   TALLY_T static reg reverse(reg v) { return _mm512_permutexvar_epi64(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v); }
   TALLY_T static reg broadcast_last(reg v) { return _mm512_permutexvar_epi64(_mm512_set1_epi64(7), v); }
   TALLY_T static reg shift_in(reg v, reg prev) { return _mm512_alignr_epi64(v, prev, 7); }
+  TALLY_T static reg window(reg lo, reg hi, std::size_t s) {
+    const __m512i at = _mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi64(static_cast<long long>(s)));
+    return _mm512_permutex2var_epi64(lo, at, hi);
+  }
   TALLY_T static lane first(reg v) { return static_cast<lane>(_mm_cvtsi128_si64(_mm512_castsi512_si128(v))); }
   TALLY_T static lane last(reg v) { return first(broadcast_last(v)); }
   template <class Op>
@@ -176,9 +239,9 @@ struct i64 {
     else return _mm512_mullo_epi64(a, b);
   }
   template <class Op, int k>
-  TALLY_T static reg step(reg x) {
+  TALLY_T static reg step(reg x, std::uint64_t lanes = ~std::uint64_t{0}) {
     const reg shifted = _mm512_alignr_epi64(x, x, 8 - k);
-    const __mmask8 m = static_cast<__mmask8>(0xffu << k);
+    const __mmask8 m = static_cast<__mmask8>((0xffu << k) & lanes);
     if constexpr (is_sum<Op>) return _mm512_mask_add_epi64(x, m, x, shifted);
     else return _mm512_mask_mullo_epi64(x, m, x, shifted);
   }
@@ -194,6 +257,13 @@ struct i16 {
   using reg = __m512i;
   using lane = std::uint16_t;
   static constexpr std::size_t width = 32;
+  /// Lane i of permute(x, make_index(from)) is x[from[i]] (`from`: width bytes).
+  using lane_index = __m512i;
+  TALLY_T static lane_index make_index(const std::uint8_t* from) { return _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(from))); }
+  TALLY_T static reg permute(reg x, lane_index at) { return _mm512_permutexvar_epi16(at, x); }
+  static constexpr bool lane_ops = true;
+  /// Lanes in `lanes` (bit i: lane i) from a, the others from b.
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) { return _mm512_mask_blend_epi16(static_cast<__mmask32>(lanes), b, a); }
   TALLY_T static reg broadcast(unsigned a) { return _mm512_set1_epi16(static_cast<short>(a)); }
   template <class X>
   TALLY_T static reg load(const X* p) {
@@ -229,6 +299,12 @@ struct i16 {
                                                         47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62};
     return _mm512_permutex2var_epi16(prev, index(lanes), v);
   }
+  /// Lanes [s, s + 32) of lo:hi (16-bit elements only: 8-bit ones are 32-byte vectors).
+  TALLY_T static reg window(reg lo, reg hi, std::size_t s) {
+    alignas(64) static const std::uint16_t lanes[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                                        16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    return _mm512_permutex2var_epi16(lo, _mm512_add_epi16(index(lanes), _mm512_set1_epi16(static_cast<short>(s))), hi);
+  }
   TALLY_T static lane first(reg v) { return static_cast<lane>(_mm_cvtsi128_si32(_mm512_castsi512_si128(v))); }
   TALLY_T static lane last(reg v) { return first(broadcast_last(v)); }
   template <class Op>
@@ -237,16 +313,16 @@ struct i16 {
     else return _mm512_mullo_epi16(a, b);
   }
   template <class Op, int k>
-  TALLY_T static reg step(reg x) {
+  TALLY_T static reg step(reg x, std::uint64_t lanes = ~std::uint64_t{0}) {
     // Lane i (>= k) takes lane i - k: indices i - k, wrapped; the mask keeps lanes < k.
-    alignas(64) static const std::uint16_t lanes[32] = {
+    alignas(64) static const std::uint16_t from[32] = {
         (0 - k) & 31,  (1 - k) & 31,  (2 - k) & 31,  (3 - k) & 31,  (4 - k) & 31,  (5 - k) & 31,  (6 - k) & 31,
         (7 - k) & 31,  (8 - k) & 31,  (9 - k) & 31,  (10 - k) & 31, (11 - k) & 31, (12 - k) & 31, (13 - k) & 31,
         (14 - k) & 31, (15 - k) & 31, (16 - k) & 31, (17 - k) & 31, (18 - k) & 31, (19 - k) & 31, (20 - k) & 31,
         (21 - k) & 31, (22 - k) & 31, (23 - k) & 31, (24 - k) & 31, (25 - k) & 31, (26 - k) & 31, (27 - k) & 31,
         (28 - k) & 31, (29 - k) & 31, (30 - k) & 31, (31 - k) & 31};
-    const reg shifted = _mm512_permutexvar_epi16(index(lanes), x);
-    const __mmask32 m = static_cast<__mmask32>(0xffffffffu << k);
+    const reg shifted = _mm512_permutexvar_epi16(index(from), x);
+    const __mmask32 m = static_cast<__mmask32>((0xffffffffu << k) & lanes);
     if constexpr (is_sum<Op>) return _mm512_mask_add_epi16(x, m, x, shifted);
     else return _mm512_mask_mullo_epi16(x, m, x, shifted);
   }

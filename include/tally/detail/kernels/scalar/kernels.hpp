@@ -65,6 +65,26 @@ acc_t<T> reduce_contiguous(const T* in, bool reverse, std::size_t n) noexcept {
   return local;
 }
 
+/// Packed short lines (see kernel_set::short_lines): the plain nested loop, which is what
+/// these lines need when a target has no segmented in-register scan.
+template <class Op, class T>
+void scan_short_lines(const T* in, T* out, std::size_t n, std::size_t count, bool reverse, bool exclusive,
+                      bool /*stream*/) noexcept {
+  using A = acc_t<T>;
+  const std::ptrdiff_t step = reverse ? -1 : 1;
+  const std::size_t first = reverse ? n - 1 : 0;
+  for (std::size_t c = 0; c < count; ++c) {
+    const T* p = in + c * n + first;
+    T* q = out + c * n + first;
+    A running = Op::template identity<A>(), last = Op::template empty<A>();
+    for (std::size_t j = 0; j < n; ++j, p += step, q += step) {
+      running = Op::combine(running, to_acc(*p));
+      *q = from_acc<T>(exclusive ? last : running);
+      last = running;
+    }
+  }
+}
+
 /// Axis outer, `width` contiguous columns: row k of every column combines into the
 /// running row `acc` (preloaded with each column's start) and is written out. In exclusive
 /// mode row 0 receives `acc` itself when the starts are caller carries, else the empty
@@ -110,8 +130,8 @@ void scatter_tile(const T* tile, std::size_t n_a, std::size_t n_b, std::size_t p
 }
 
 template <class Op, class T>
-inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>, &scan_columns<Op, T>, &reduce_contiguous<Op, T>,
-                                           &scatter_tile<T>, &scan_strided<Op, T>};
+inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>,  &scan_columns<Op, T>,    &reduce_contiguous<Op, T>,
+                                           &scatter_tile<T>,          &scan_short_lines<Op, T>, &scan_strided<Op, T>};
 
 }  // namespace scalar
 
