@@ -1,0 +1,278 @@
+// The kernel shapes that depend on where a buffer sits and how lines are packed, on the
+// buffers users have (std::vector, so 16-byte but rarely 64-byte aligned, at every
+// element offset): short lines scanned many per vector, narrow columns scanned as one
+// stream, outputs large enough to be streamed with non-temporal stores, and float
+// products run as vectors with their special values put back in sequence. Each is
+// compared with the independent reference (tests/support/reference.hpp): bitwise on data
+// whose every partial result is exact, within the error bound otherwise, and bitwise
+// between thread counts.
+#include <tally/tally.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "catch.hpp"
+#include "support/bits.hpp"
+#include "support/calls.hpp"
+#include "support/random.hpp"
+#include "support/reference.hpp"
+#include "support/types.hpp"
+
+namespace {
+
+using tally_test::rng_t;
+using tally_test::scan_op;
+
+/// Values whose every partial sum is exact in T whatever the grouping (small integers;
+/// for integer types any value: their arithmetic is modular and exact).
+template <class T>
+T exact_value(rng_t& rng) {
+  const auto v = static_cast<int>(tally_test::pick(rng, 7)) - 3;
+  if constexpr (std::is_same_v<T, tally::half>)
+    return tally::half(static_cast<float>(v));
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(rng());
+  else
+    return static_cast<T>(v);
+}
+
+/// Values whose every partial product is exact: +-1, +-2 and signed zeros, rarely (a zero
+/// ends every line's interesting part).
+template <class T>
+T exact_factor(rng_t& rng) {
+  static const double factors[] = {1, -1, 2, -2, 0.5, 1, -1, 1};
+  const double v = tally_test::one_in(rng, 64) ? (tally_test::one_in(rng, 2) ? 0.0 : -0.0)
+                                               : factors[tally_test::pick(rng, 8)];
+  if constexpr (std::is_same_v<T, tally::half>)
+    return tally::half(static_cast<float>(v));
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(rng());
+  else
+    return static_cast<T>(v);
+}
+
+/// A std::vector holding `n` elements starting `offset` elements into it: the vector's
+/// own alignment plus any element offset, as users' sub-ranges are.
+template <class T>
+struct offset_buffer {
+  std::vector<T> storage;
+  std::size_t offset;
+  offset_buffer(std::size_t n, std::size_t offset_) : storage(n + offset_ + 1), offset(offset_) {}
+  T* data() { return storage.data() + offset; }
+  std::vector<T> values(std::size_t n) const {
+    return std::vector<T>(storage.begin() + static_cast<std::ptrdiff_t>(offset),
+                          storage.begin() + static_cast<std::ptrdiff_t>(offset + n));
+  }
+};
+
+struct scan_case {
+  std::vector<std::size_t> sizes;
+  int axis = 0;
+  bool product = false, decreasing = false, exclusive = false;
+  unsigned threads = 1;
+  std::size_t in_offset = 0, out_offset = 0;
+
+  std::string describe() const {
+    std::ostringstream s;
+    s << (product ? "cumprod" : "cumsum") << " sizes {";
+    for (std::size_t d = 0; d < sizes.size(); ++d) s << (d ? ", " : "") << sizes[d];
+    s << "} axis " << axis << (decreasing ? " decreasing" : " increasing") << (exclusive ? " exclusive" : "")
+      << " threads " << threads << " element offsets in " << in_offset << " out " << out_offset;
+    return s.str();
+  }
+  std::size_t count() const {
+    std::size_t n = 1;
+    for (std::size_t s : sizes) n *= s;
+    return n;
+  }
+};
+
+/// Runs the case on packed views of std::vector storage at the case's element offsets.
+template <class T>
+std::vector<T> run(const scan_case& c, const std::vector<T>& x) {
+  const std::size_t n = c.count();
+  offset_buffer<T> in(n, c.in_offset), out(n, c.out_offset);
+  std::copy(x.begin(), x.end(), in.data());
+  tally::scan_options options;
+  options.direction = tally_test::direction_of(c.decreasing);
+  options.exclusive = c.exclusive;
+  options.threads = c.threads;
+  tally_test::typed_scan<T>(c.product, tally::tensor_view<const T>(in.data(), c.sizes.size(), c.sizes.data()),
+                            tally::tensor_view<T>(out.data(), c.sizes.size(), c.sizes.data()), c.axis, options);
+  return out.values(n);
+}
+
+template <class T>
+std::vector<T> reference(const scan_case& c, const std::vector<T>& x) {
+  return tally_test::reference_scan_packed<T>(c.product ? scan_op::product : scan_op::sum, c.sizes,
+                                              static_cast<std::size_t>(c.axis), c.decreasing, c.exclusive, x);
+}
+
+/// Exact data: tally equals the reference bit for bit.
+template <class T>
+void check_exact(const scan_case& c, rng_t& rng) {
+  std::vector<T> x(c.count());
+  for (T& v : x) v = c.product ? exact_factor<T>(rng) : exact_value<T>(rng);
+  const std::vector<T> got = run(c, x), want = reference(c, x);
+  const std::size_t at = tally_test::first_difference(want, got);
+  INFO(c.describe() << ": first difference at element " << at);
+  CHECK(at == want.size());
+}
+
+template <class F>
+void for_exact_types(F&& f) {
+  f(tally_test::type_tag<float>{});
+  f(tally_test::type_tag<double>{});
+  f(tally_test::type_tag<tally::half>{});
+  f(tally_test::type_tag<std::int8_t>{});
+  f(tally_test::type_tag<std::uint16_t>{});
+  f(tally_test::type_tag<std::int32_t>{});
+  f(tally_test::type_tag<std::int64_t>{});
+}
+
+TEST_CASE("shapes: short lines packed one after the other, every length up to and past 64", "[shapes]") {
+  rng_t rng(0x5047);
+  for_exact_types([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (std::size_t length = 1; length <= 70; ++length)
+      for (std::size_t lines : {1u, 3u, 64u, 131u})
+        for (bool product : {false, true})
+          for (bool decreasing : {false, true})
+            for (bool exclusive : {false, true}) {
+              scan_case c{{lines, length}, 1, product, decreasing, exclusive};
+              c.threads = 1 + static_cast<unsigned>(tally_test::pick(rng, 2));
+              c.in_offset = tally_test::pick(rng, 8);
+              c.out_offset = tally_test::pick(rng, 8);
+              check_exact<T>(c, rng);
+            }
+  });
+}
+
+TEST_CASE("shapes: narrow columns scanned down the rows, every width below a vector", "[shapes]") {
+  rng_t rng(0xc01);
+  for_exact_types([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (std::size_t width = 1; width <= 40; ++width)
+      for (std::size_t rows : {1u, 2u, 7u, 33u, 300u})
+        for (bool product : {false, true})
+          for (bool decreasing : {false, true})
+            for (bool exclusive : {false, true}) {
+              scan_case c{{rows, width}, 0, product, decreasing, exclusive};
+              c.in_offset = tally_test::pick(rng, 8);
+              c.out_offset = tally_test::pick(rng, 8);
+              check_exact<T>(c, rng);
+            }
+  });
+}
+
+// Outputs of 16 MiB and more are written with non-temporal stores, realigned to whole
+// 64-byte lines in registers: every element offset of the output must give the same values.
+TEST_CASE("shapes: streamed outputs at every element offset from a cache line", "[shapes]") {
+  rng_t rng(0x57e);
+  const std::size_t big = (std::size_t{16} << 20) / sizeof(float) + 37;  // just above the streaming size
+  for (std::size_t out_offset : {0u, 1u, 3u, 4u, 9u, 15u})
+    for (bool decreasing : {false, true}) {
+      // One long line, then 1000-element rows scanned along the line and down the columns.
+      scan_case line{{big}, 0, false, decreasing, out_offset % 2 == 1};
+      line.out_offset = out_offset;
+      line.in_offset = (out_offset * 7) % 16;
+      check_exact<float>(line, rng);
+      scan_case rows{{big / 1000, 1000}, 1, false, decreasing, false};
+      rows.out_offset = out_offset;
+      check_exact<float>(rows, rng);
+      scan_case columns{{big / 1001, 1001}, 0, false, decreasing, out_offset % 2 == 0};
+      columns.out_offset = out_offset;
+      check_exact<float>(columns, rng);
+    }
+  scan_case wide{{(std::size_t{16} << 20) / 8 + 5}, 0, false, false, false};
+  wide.out_offset = 3;
+  check_exact<std::int64_t>(wide, rng);
+  check_exact<double>(wide, rng);
+  scan_case narrow{{(std::size_t{16} << 20) / 2 + 5}, 0, false, true, true};
+  narrow.out_offset = 5;
+  check_exact<std::int16_t>(narrow, rng);
+}
+
+// Sums of real data: the grouping depends only on the layout, so one thread and two give
+// the same bits, for short lines and narrow columns too.
+TEST_CASE("shapes: real-valued short lines and narrow columns give the same bits on 1 and 2 threads", "[shapes]") {
+  rng_t rng(0x2b17);
+  for (auto sizes_axis : {std::pair<std::vector<std::size_t>, int>{{40000, 5}, 1}, {{20000, 13}, 1}, {{3000, 63}, 1},
+                          {{70000, 3}, 0}, {{9000, 11}, 0}})
+    for (bool decreasing : {false, true}) {
+      scan_case c{sizes_axis.first, sizes_axis.second, false, decreasing, false};
+      std::vector<float> x(c.count());
+      for (float& v : x) v = static_cast<float>(tally_test::pick(rng, 1u << 20)) * 0x1p-20f - 0.5f;
+      c.threads = 1;
+      const std::vector<float> one = run(c, x);
+      c.threads = 2;
+      const std::vector<float> two = run(c, x);
+      INFO(c.describe());
+      CHECK(tally_test::first_difference(one, two) == one.size());
+      // ...and both are within the spec's bound n * eps * sum |x| of the exact sums.
+      const std::vector<std::ptrdiff_t> strides = tally_test::packed_strides(c.sizes.size(), c.sizes.data());
+      const auto want = tally_test::wide_reference_scan<float>(scan_op::sum, c.sizes.size(), c.sizes.data(),
+                                                               static_cast<std::size_t>(c.axis), decreasing, false,
+                                                               x.data(), strides.data());
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        const long double bound = static_cast<long double>(want[i].terms) * 0x1p-24L * want[i].magnitude;
+        if (!(std::fabs(static_cast<long double>(one[i]) - want[i].value) <= bound)) {
+          FAIL_CHECK("element " << i << ": " << one[i] << " where the exact sum is "
+                                << static_cast<double>(want[i].value));
+          break;
+        }
+      }
+    }
+}
+
+/// Float products of real data with special values mixed in: where the sequential loop
+/// gives inf, 0 or NaN, tally gives the very same bits; elsewhere the relative error stays
+/// within the bound of the blocked scan.
+template <class T>
+void check_products_with_specials(rng_t& rng) {
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  const T big = std::numeric_limits<T>::max() / 4, tiny = std::numeric_limits<T>::min() * 4;
+  for (int round = 0; round < 200; ++round) {
+    const std::size_t n = 1 + tally_test::pick(rng, 700);
+    std::vector<T> x(n);
+    const int specials = static_cast<int>(tally_test::pick(rng, 4));
+    for (T& v : x) {
+      v = static_cast<T>(0.5 + static_cast<double>(tally_test::pick(rng, 1000)) / 1000);
+      if (tally_test::one_in(rng, 2)) v = -v;
+      if (specials > 0 && tally_test::one_in(rng, 50)) {
+        const T choices[] = {0, -T(0), inf, -inf, nan, big, tiny, 1 / big, 1 / tiny};
+        v = choices[tally_test::pick(rng, 9)];
+      }
+    }
+    for (bool decreasing : {false, true})
+      for (bool exclusive : {false, true}) {
+        const scan_case c{{n}, 0, true, decreasing, exclusive};
+        const std::vector<T> got = run(c, x), want = reference(c, x);
+        for (std::size_t i = 0; i < n; ++i) {
+          const bool special = std::isnan(want[i]) || std::isinf(want[i]) || want[i] == 0;
+          const bool ok = special ? (std::isnan(want[i]) ? std::isnan(got[i]) : tally_test::same_bits(got[i], want[i]))
+                                  : std::fabs(got[i] - want[i]) <=
+                                        static_cast<T>(n + 16) * std::numeric_limits<T>::epsilon() * std::fabs(want[i]);
+          if (!ok) {
+            FAIL_CHECK(c.describe() << ": element " << i << " is " << got[i] << " where the sequence gives "
+                                    << want[i]);
+            break;
+          }
+        }
+      }
+  }
+}
+
+TEST_CASE("shapes: float products keep inf, 0 and NaN where the sequence has them", "[shapes]") {
+  rng_t rng(0x9d0);
+  check_products_with_specials<float>(rng);
+  check_products_with_specials<double>(rng);
+}
+
+}  // namespace
