@@ -63,6 +63,8 @@ CASES = [
     ("B7b", "2-D 4096x4096 int64 sum, axis 1", "B7b", ("memcpy", 1.25), "tally"),
     ("B7c", "2-D 4096x4096 int32 product, axis 1", "B7c", ("memcpy", 1.25), "tally"),
     ("B8", "4096x4096 seen transposed, axis 1", "B8", ("memcpy", 1.25), "tally"),
+    ("B10a", "2-D 4096x4096 float32 product, axis 1", "B10a", ("memcpy", 1.25), "tally"),
+    ("B10b", "2-D 2048x4096 float64 product, axis 1", "B10b", ("memcpy", 1.25), "tally"),
     ("B9a", "B1 with 2 threads", "B1", ("threads", 1.4), "tally_2t"),
     ("B9b", "B3 with 2 threads", "B3", ("threads", 1.4), "tally_2t"),
 ]

@@ -35,8 +35,12 @@ inline std::uint64_t calc_buffer_tensor_size(data_type type, std::uint32_t dimen
     if (sizes[d] == 0) return 0;
   // Elements up to the last one: the element count when packed (whose strides could
   // themselves overflow), else the strided span.
-  const detail::strided_layout layout = detail::strided_layout::make(dimension_count, sizes, strides);
-  const detail::checked_u64 span = strides ? layout.required_span() : layout.checked_count();
+  detail::checked_u64 span{1};
+  if (strides) {
+    span = detail::strided_layout::make(dimension_count, sizes, strides).required_span();
+  } else {  // packed: the element count (checked: its own strides could overflow)
+    for (std::uint32_t d = 0; d < dimension_count; ++d) span = span * detail::checked_u64{sizes[d]};
+  }
   const detail::checked_u64 bytes = span * detail::checked_u64{element};
   const detail::checked_u64 rounded = (bytes + detail::checked_u64{3}) / 4 * detail::checked_u64{4};
   return rounded.overflow ? 0 : rounded.value;

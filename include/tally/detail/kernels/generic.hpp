@@ -80,6 +80,15 @@ struct streaming_writer {
   }
 };
 
+/// Whether running * prefix is exactly what the sequential loop gives although some
+/// lane left the moderate range: a running 0 times finite values, or a running inf or
+/// NaN times moderate ones (signs included).
+template <class V, class A>
+TALLY_SIMD_TARGET bool settled_product_exact(A running, typename V::reg prefix) noexcept {
+  if (running == 0) return V::all_finite(prefix);
+  return !(running - running == 0) && V::all_moderate(prefix);
+}
+
 /// A contiguous line, the hot loop of every scan along the innermost axis. Per vector:
 /// an in-register prefix, plus the broadcast block-local running value, plus the offset
 /// of the earlier blocks (see line_state.hpp). The loop-carried chain is a single
@@ -100,30 +109,40 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
     A running = Op::combine(s.offset, s.local), last = s.last;
     std::size_t i = 0;
     if constexpr (has_lane_ops<V>) {
+      using writer_t = streaming_writer<V, T>;
+      stream = stream && writer_t::usable && n >= 2 * W;
+      writer_t writer;
       reg prev = V::broadcast(last);
+      reg run = V::broadcast(running);  // the running product in every lane: a short chain
       for (; i + W <= n; i += W) {
         const reg x = Reverse ? V::reverse(V::load(in - i - (W - 1))) : V::load(in + i);
         const reg prefix = V::template scan<Op>(x);
-        const reg inclusive = V::template combine<Op>(V::broadcast(running), prefix);
-        // A running 0 times finite values, or inf or NaN times moderate ones, is exactly
-        // what the sequence gives (signs included).
-        const bool exact = V::all_moderate(inclusive) ||
-                           (running == 0 ? V::all_finite(prefix) : !(running - running == 0) && V::all_moderate(prefix));
-        if (!exact) {
+        const reg inclusive = V::template combine<Op>(run, prefix);
+        if (!V::all_moderate(inclusive) && !settled_product_exact<V>(static_cast<A>(V::first(run)), prefix)) {
+          running = static_cast<A>(V::first(run));
           alignas(64) A lanes[W];
           V::store(lanes, x);
           for (std::size_t j = 0; j < W; ++j) lanes[j] = running = Op::combine(running, lanes[j]);
+          run = V::broadcast(running);
           const reg sequential = V::load(static_cast<const A*>(lanes));
-          prev = exclusive ? V::shift_in(sequential, prev) : sequential;  // reuse prev as the output
-          V::store(Reverse ? out - i - (W - 1) : out + i, Reverse ? V::reverse(prev) : prev);
+          const reg y = exclusive ? V::shift_in(sequential, prev) : sequential;
           prev = sequential;
+          if (stream)
+            writer.put(Reverse ? out - i - (W - 1) : out + i, Reverse ? V::reverse(y) : y);
+          else
+            V::store(Reverse ? out - i - (W - 1) : out + i, Reverse ? V::reverse(y) : y);
           continue;
         }
         const reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
-        V::store(Reverse ? out - i - (W - 1) : out + i, Reverse ? V::reverse(y) : y);
         prev = inclusive;
-        running = static_cast<A>(V::last(inclusive));
+        run = V::broadcast_last(inclusive);
+        if (stream)
+          writer.put(Reverse ? out - i - (W - 1) : out + i, Reverse ? V::reverse(y) : y);
+        else
+          V::store(Reverse ? out - i - (W - 1) : out + i, Reverse ? V::reverse(y) : y);
       }
+      writer.flush();
+      running = static_cast<A>(V::first(run));
       last = static_cast<A>(V::last(prev));
     }
     line_state<A> rest{running, Op::template identity<A>(), last, 0};
