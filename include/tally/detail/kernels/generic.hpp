@@ -103,7 +103,7 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
       position = 0;
     }
   }
-  if (stream) _mm_sfence();  // order the non-temporal stores before anything that follows
+  if (stream) store_fence();  // order the non-temporal stores before anything that follows
   s.offset = static_cast<A>(V::first(offset));
   s.local = static_cast<A>(V::first(local));
   s.last = static_cast<A>(V::last(prev));
@@ -201,7 +201,7 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
       row_out[j] = from_acc<T>(exclusive ? (empty_row ? Op::template empty<A>() : before) : acc[j]);
     }
   }
-  if (stream) _mm_sfence();
+  if (stream) store_fence();
 }
 
 /// Copies a tile (element (a, b) at tile[a * pitch + b]) to out[a * stride_a + b * stride_b].
@@ -222,7 +222,7 @@ TALLY_SIMD_TARGET void scatter_tile(const T* tile, std::size_t n_a, std::size_t 
           transpose32::block(tile + a * pitch + b, pitch, out + static_cast<std::ptrdiff_t>(a) +
                                                               static_cast<std::ptrdiff_t>(b) * stride_b,
                              stride_b, stream);
-      if (stream) _mm_sfence();
+      if (stream) store_fence();
       if (b < n_b)
         scalar::scatter_tile(tile + b, n_a, n_b - b, pitch, out + static_cast<std::ptrdiff_t>(b) * stride_b, stride_a,
                              stride_b);
