@@ -66,21 +66,26 @@ TEST_CASE("the SIMD variants, their names and the TALLY_SIMD cap come from one l
   CHECK(std::string(tally::to_string(tally::simd_variant::scalar)) == "scalar");
   CHECK(std::string(tally::to_string(tally::simd_variant::avx2)) == "avx2");
   CHECK(std::string(tally::to_string(tally::simd_variant::avx512)) == "avx512");
+  CHECK(std::string(tally::to_string(tally::simd_variant::neon)) == "neon");
   CHECK(static_cast<unsigned>(tally::simd_variant::avx512) == 2);  // stable values
+  CHECK(static_cast<unsigned>(tally::simd_variant::neon) == 3);
 
   tally::detail::cpu_features all;
   all.avx2 = all.avx512 = true;
   const tally::detail::cpu_features none;
   using tally::detail::choose_target;
-  const bool x86 = TALLY_X86_SIMD != 0;
-  CHECK(choose_target(none, nullptr) == tally::simd_variant::scalar);
-  CHECK(choose_target(all, nullptr) == (x86 ? tally::simd_variant::avx512 : tally::simd_variant::scalar));
-  CHECK(choose_target(all, "avx2") == (x86 ? tally::simd_variant::avx2 : tally::simd_variant::scalar));
+  const bool x86 = TALLY_X86_SIMD != 0, neon = TALLY_ARM_NEON != 0;
+  // Without x86 features: neon where the build has it (it needs no CPU test), else scalar.
+  const tally::simd_variant portable = neon ? tally::simd_variant::neon : tally::simd_variant::scalar;
+  CHECK(choose_target(none, nullptr) == portable);
+  CHECK(choose_target(all, nullptr) == (x86 ? tally::simd_variant::avx512 : portable));
+  CHECK(choose_target(all, "avx2") == (x86 ? tally::simd_variant::avx2 : portable));
+  CHECK(choose_target(all, "neon") == portable);  // below the x86 targets in the list
   CHECK(choose_target(all, "scalar") == tally::simd_variant::scalar);
   CHECK(choose_target(all, "no-such-variant") == choose_target(all, nullptr));  // unknown: no cap
   tally::detail::cpu_features avx2_only;
   avx2_only.avx2 = true;
-  CHECK(choose_target(avx2_only, "avx512") == (x86 ? tally::simd_variant::avx2 : tally::simd_variant::scalar));
+  CHECK(choose_target(avx2_only, "avx512") == (x86 ? tally::simd_variant::avx2 : portable));
 
   // The variant in use is the one the cap in this process's environment allows.
   const char* cap = std::getenv("TALLY_SIMD");

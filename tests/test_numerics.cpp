@@ -249,6 +249,39 @@ TEST_CASE("numerics: the exclusive first output is +0.0 and the inclusive sum of
 // ---------------------------------------------------------------------------------------
 // float16 conversions: the reference's codec, by hand and against tally::half
 
+namespace {
+
+/// Floats that probe rounding to float16: every half value, the midpoints to its
+/// neighbours (ties to even) and the floats on either side of those, with both signs,
+/// plus random bit patterns (NaNs with payloads, subnormals, huge values) and +Inf, -NaN.
+std::vector<float> rounding_probes() {
+  std::vector<float> probes;
+  for (std::uint32_t b = 0; b < 0x7c00; ++b) {
+    // `next` past the largest half (65504) is 65536, where the exponent would continue.
+    const auto at = [](std::uint32_t k) {
+      return static_cast<float>(tally_test::half_to_double(static_cast<std::uint16_t>(k)));
+    };
+    const float here = at(b), next = b + 1 == 0x7c00 ? 65536.0f : at(b + 1);
+    const float middle = here + (next - here) / 2;  // exact: one more bit than a half has
+    for (float f : {here, middle, std::nextafter(middle, 0.0f), std::nextafter(middle, 1e30f)}) {
+      probes.push_back(f);
+      probes.push_back(-f);
+    }
+  }
+  std::mt19937_64 rng(16);
+  for (int i = 0; i < 200000; ++i) {
+    const auto raw = static_cast<std::uint32_t>(rng());
+    float f;
+    std::memcpy(&f, &raw, sizeof f);
+    probes.push_back(f);
+  }
+  probes.push_back(std::numeric_limits<float>::infinity());
+  probes.push_back(-std::numeric_limits<float>::quiet_NaN());
+  return probes;
+}
+
+}  // namespace
+
 TEST_CASE("numerics: the reference's float16 codec and tally::half's conversions agree") {
   // The encodings the special-value tests above rely on, worked out by hand.
   const std::pair<double, std::uint16_t> by_hand[] = {
@@ -279,31 +312,9 @@ TEST_CASE("numerics: the reference's float16 codec and tally::half's conversions
   CHECK(bad_decode == 0);
   CHECK(bad_round_trip == 0);
 
-  // Rounding float -> half: every half value, the midpoints to its neighbours (ties to
-  // even) and the floats on either side of those, plus random floats; NaNs compare as NaN
-  // of the same sign (payloads are not modelled by the reference).
-  std::vector<float> probes;
-  for (std::uint32_t b = 0; b < 0x7c00; ++b) {
-    // `next` past the largest half (65504) is 65536, where the exponent would continue.
-    const auto at = [](std::uint32_t k) {
-      return static_cast<float>(tally_test::half_to_double(static_cast<std::uint16_t>(k)));
-    };
-    const float here = at(b), next = b + 1 == 0x7c00 ? 65536.0f : at(b + 1);
-    const float middle = here + (next - here) / 2;  // exact: one more bit than a half has
-    for (float f : {here, middle, std::nextafter(middle, 0.0f), std::nextafter(middle, 1e30f)}) {
-      probes.push_back(f);
-      probes.push_back(-f);
-    }
-  }
-  std::mt19937_64 rng(16);
-  for (int i = 0; i < 200000; ++i) {
-    const auto raw = static_cast<std::uint32_t>(rng());
-    float f;
-    std::memcpy(&f, &raw, sizeof f);
-    probes.push_back(f);
-  }
-  probes.push_back(std::numeric_limits<float>::infinity());
-  probes.push_back(-std::numeric_limits<float>::quiet_NaN());
+  // Rounding float -> half (rounding_probes); NaNs compare as NaN of the same sign
+  // (payloads are not modelled by the reference).
+  const std::vector<float> probes = rounding_probes();
   std::size_t bad_rounding = 0;
   float first_bad_float = 0;
   for (float f : probes) {
@@ -315,6 +326,46 @@ TEST_CASE("numerics: the reference's float16 codec and tally::half's conversions
   }
   INFO(probes.size() << " floats; first disagreement at " << std::hexfloat << first_bad_float);
   CHECK(bad_rounding == 0);
+}
+
+TEST_CASE("numerics: the active SIMD variant converts float16 bit for bit like tally::half") {
+  // The vector conversions (F16C on x86, FCVTL/FCVTN on Arm) against tally::half, NaN
+  // payloads included: tally::half is checked against the reference above, and the
+  // scalar and SIMD paths must write the same bits for the same float32 running value.
+  // The columns kernel of the variant in use converts whole vectors: an exclusive row
+  // that continues carries writes its running values (float -> half), and an inclusive
+  // row from -0.0 running values keeps each input's value (half -> float -> half).
+  using tally::detail::sum_op;
+  const auto& kernels = tally::detail::select_kernels<sum_op, half>();
+  INFO("SIMD variant " << tally::to_string(tally::active_simd_variant()));
+
+  std::vector<float> running = rounding_probes();
+  const std::size_t n = running.size();
+  const std::vector<half> zeros(n, half::from_bits(0));
+  std::vector<half> written(n);
+  std::vector<float> expected_floats = running;
+  kernels.columns(zeros.data(), 0, written.data(), 0, n, 1, running.data(), true, true, false);
+  std::size_t bad = 0, first_bad = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (written[i].bits != half(expected_floats[i]).bits && bad++ == 0) first_bad = i;
+  INFO(n << " floats; first disagreement at " << std::hexfloat << expected_floats[first_bad] << " -> 0x" << std::hex
+          << written[first_bad].bits << ", tally::half 0x" << half(expected_floats[first_bad]).bits);
+  CHECK(bad == 0);
+
+  std::vector<half> patterns(0x10000);
+  for (std::uint32_t b = 0; b <= 0xffff; ++b) patterns[b] = half::from_bits(static_cast<std::uint16_t>(b));
+  std::vector<float> decoded(patterns.size(), -0.0f);
+  written.assign(patterns.size(), half{});
+  kernels.columns(patterns.data(), 0, written.data(), 0, patterns.size(), 1, decoded.data(), false, false, false);
+  std::size_t bad_decode = 0, bad_write = 0;
+  for (std::size_t b = 0; b < patterns.size(); ++b) {
+    const float value = static_cast<float>(patterns[b]);
+    if (std::memcmp(&decoded[b], &value, sizeof value) != 0 && bad_decode++ == 0) first_bad = b;
+    if (written[b].bits != half(value).bits && bad_write++ == 0) first_bad = b;
+  }
+  INFO("first bad float16 pattern 0x" << std::hex << first_bad);
+  CHECK(bad_decode == 0);
+  CHECK(bad_write == 0);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -8,8 +8,9 @@
 TALLY_BEGIN_NAMESPACE
 
 /// The kernel variants (see detail/targets.hpp for the list, best first): `scalar` is
-/// portable C++ (the only variant off x86-64), `avx2` is x86-64 with AVX2 and F16C,
-/// `avx512` is x86-64 with AVX-512 F, BW, DQ and VL. The values are stable.
+/// portable C++ (the only variant off x86-64 and aarch64), `avx2` is x86-64 with AVX2 and
+/// F16C, `avx512` is x86-64 with AVX-512 F, BW, DQ and VL, `neon` is aarch64's Advanced
+/// SIMD. The values are stable.
 enum class simd_variant : unsigned {
 /// @cond
 #define TALLY_VARIANT_ENUMERATOR(name, value, usable) name = value,
@@ -18,7 +19,7 @@ enum class simd_variant : unsigned {
   /// @endcond
 };
 
-/// The variant's name: "scalar", "avx2", "avx512", ...
+/// The variant's name: "scalar", "avx2", "avx512", "neon", ...
 constexpr const char* to_string(simd_variant v) noexcept {
   switch (v) {
 /// @cond

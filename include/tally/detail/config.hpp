@@ -1,6 +1,7 @@
 // Every compiler-specific spelling tally uses, in one place: overflow checks, the printf
-// format attribute, diagnostic pragmas, the spin-wait hint, and the x86 SIMD target
-// attributes. Nothing else under include/ names a compiler.
+// format attribute, diagnostic pragmas, the spin-wait hint, the x86 SIMD target
+// attributes, the Arm NEON test and header, and the store fence after non-temporal
+// stores. Nothing else under include/ names a compiler or an architecture macro.
 #pragma once
 
 #include "../version.hpp"
@@ -38,6 +39,15 @@
 #define TALLY_X86_SIMD 0
 #endif
 
+/// The Arm NEON kernels: 64-bit Arm always has Advanced SIMD (and its float16
+/// conversions), so they need no target attribute and no run-time CPU test.
+#if (defined(__aarch64__) || defined(_M_ARM64)) && !defined(TALLY_NO_SIMD)
+#define TALLY_ARM_NEON 1
+#define TALLY_TARGET_NEON
+#else
+#define TALLY_ARM_NEON 0
+#endif
+
 /// GCC 12 reports its own intrinsics (which start from _mm*_undefined_*()) as "maybe
 /// uninitialized" once they are inlined into target-attributed code: a false positive,
 /// silenced around the SIMD kernels only.
@@ -62,6 +72,9 @@
 #include <cstdint>
 #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
 #include <immintrin.h>
+#endif
+#if TALLY_ARM_NEON
+#include <arm_neon.h>
 #endif
 #include <thread>
 

@@ -4,6 +4,7 @@
 
 #include "../kernels/avx2/target.hpp"
 #include "../kernels/avx512/target.hpp"
+#include "../kernels/neon/target.hpp"
 #include "../kernels/scalar/kernels.hpp"
 #include "active_target.hpp"
 
