@@ -728,17 +728,21 @@ template <class In, class Out>
 std::vector<Out> arithmetic_line(scan_op op, bool nan, const std::vector<In>& x, line_mode m,
                                  const std::vector<std::uint8_t>& resets = {}) {
   using R = typename running_of<Out>::type;
-  R start = op == scan_op::product ? R(1) : R(0);
-  if constexpr (std::is_floating_point_v<R>)
-    if (op == scan_op::sum) start = -R(0);  // x + -0 == x: a line of -0.0 sums to -0.0
   const R empty = op == scan_op::product ? R(1) : R(0);
-  return vocabulary_line<Out, R>(
-      x.size(), m.decreasing, m.exclusive, m.include_initial, start, from_running<Out>(empty),
-      [&](R& s, std::size_t i) {
+  // NumPy's fold: the first element as it is, then running (op) next.
+  struct state {
+    bool any;
+    R value;
+  };
+  return vocabulary_line<Out, state>(
+      x.size(), m.decreasing, m.exclusive, m.include_initial, state{false, empty}, from_running<Out>(empty),
+      [&](state& s, std::size_t i) {
         const R v = nan && ref_is_nan(x[i]) ? empty : to_running<Out>(x[i]);
-        s = op == scan_op::sum ? R(s + v) : R(s * v);
+        s.value = !s.any ? v : op == scan_op::sum ? R(s.value + v) : R(s.value * v);
+        s.any = true;
       },
-      [&](const R& s) { return from_running<Out>(s); }, [&](std::size_t i) { return !resets.empty() && resets[i]; });
+      [&](const state& s) { return from_running<Out>(s.value); },
+      [&](std::size_t i) { return !resets.empty() && resets[i]; });
 }
 
 /// cummax (max) / cummin of one line: for each output, the prefix (in scan order) is

@@ -95,6 +95,14 @@ struct arithmetic_op {
 
   state_type start() const noexcept { return Base::template identity<state_type>(); }
   out_type empty() const noexcept { return from_running<U>(Base::template empty<state_type>()); }
+  /// A line's (or a segment's) first element is taken as it is, not combined with the
+  /// identity: the same for real numbers (x + -0 == x, x * 1 == x), and for complex ones it
+  /// keeps NaN parts and signed zeros as NumPy does ((1+0i) * (NaN+1i) would be NaN+NaNi).
+  state_type first(in_type x, std::int64_t) const noexcept {
+    if constexpr (SkipNaN)
+      if (is_nan_value(x)) return Base::template empty<state_type>();
+    return to_running<U>(x);
+  }
   state_type combine(state_type running, in_type x, std::int64_t) const noexcept {
     // NumPy replaces a NaN by 0 (or 1) and then adds: +0, not the -0 identity, so a NaN
     // after -0.0 or at a line's start gives +0 as in NumPy.

@@ -15,6 +15,9 @@
 //                                 // `position` is x's index along the axis in the input's order
 //     out_type value(const state_type&) const;
 //     std::int64_t index(const state_type&) const;  // only when has_index
+//     state_type first(in_type x, std::int64_t position) const;
+//                                 // optional: the running value after a line's first
+//                                 // element, when combine(start(), x) would differ from it
 //   };
 //
 // The engine combines every line sequentially in scan order, so the result of a line
@@ -70,6 +73,19 @@ inline bool is_nan_value(const T& x) noexcept {
     return std::isnan(to_compute(x));
   else
     return false;
+}
+
+/// The running value after the first element of a line or segment: op.first(x) where the
+/// operator defines it, else combine(start(), x).
+template <class Op>
+auto first_value(const Op& op, const typename Op::in_type& x, std::int64_t position)
+    -> decltype(op.first(x, position)) {
+  return op.first(x, position);
+}
+template <class Op, class... Ignored>
+typename Op::state_type first_value(const Op& op, const typename Op::in_type& x, std::int64_t position,
+                                    Ignored...) {
+  return op.combine(op.start(), x, position);
 }
 
 }  // namespace detail

@@ -19,6 +19,7 @@
 #include "../../scan_options.hpp"
 #include "../../status.hpp"
 #include "../layout/overlap.hpp"
+#include "../ops/concept.hpp"
 #include "../plan/tuning.hpp"
 #include "../run/executor.hpp"
 
@@ -183,9 +184,9 @@ void scan_line(const Op& op, const layout& l, pointers<Op> p) {
     }
     if (l.exclusive) {
       *p.out = fresh ? op.empty() : op.value(s);
-      s = op.combine(s, x, position);
+      s = fresh ? first_value(op, x, position) : op.combine(s, x, position);
     } else {
-      s = op.combine(s, x, position);
+      s = fresh ? first_value(op, x, position) : op.combine(s, x, position);
       *p.out = op.value(s);
       if constexpr (Op::has_index) {
         if (p.index) {
@@ -226,9 +227,9 @@ void scan_tile(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff
       typename Op::out_type* out = at(p.out, out_slot, j);
       if (l.exclusive) {
         *out = fresh[j] ? op.empty() : op.value(s[j]);
-        s[j] = op.combine(s[j], x, position);
+        s[j] = fresh[j] ? first_value(op, x, position) : op.combine(s[j], x, position);
       } else {
-        s[j] = op.combine(s[j], x, position);
+        s[j] = fresh[j] ? first_value(op, x, position) : op.combine(s[j], x, position);
         *out = op.value(s[j]);
         if constexpr (Op::has_index)
           if (p.index) *at(p.index, index_slot, j) = op.index(s[j]);
