@@ -19,23 +19,33 @@
 
 TALLY_BEGIN_NAMESPACE
 
-/// Segmented cumulative sum: `resets` has the input's shape (any strides, broadcast
-/// allowed); a nonzero flag at position i starts a new segment there (the running value
-/// restarts from the identity before combining in[i]), in the scan's direction.
-template <class T>
-void cumsum(tensor_view<const T> in, tensor_view<T> out, int axis, tensor_view<const std::uint8_t> resets,
-            scan_options options = {}) {
+namespace detail {
+/// The flag view type of segmented scans: tensor_view<const std::uint8_t> (or a mutable
+/// one). Deduced rather than spelled in the signature so that `cumsum(in, out, axis, {})`
+/// still means empty scan_options, not an empty flag view.
+template <class R>
+using if_reset_flags = std::enable_if_t<std::is_same_v<std::remove_const_t<R>, std::uint8_t>, int>;
+}  // namespace detail
+
+/// Segmented cumulative sum: `resets` (a tensor_view<const std::uint8_t>) has the input's
+/// shape (any strides, broadcast allowed); a nonzero flag at position i starts a new
+/// segment there (the running value restarts from the identity before combining in[i]),
+/// in the scan's direction. Lines are folded in sequence (no SIMD regrouping).
+template <class T, class R, detail::if_reset_flags<R> = 0>
+void cumsum(tensor_view<const T> in, tensor_view<T> out, int axis, tensor_view<R> resets, scan_options options = {}) {
   if (resets.rank() == 0) throw error(status(status_code::invalid_dimension_count, "cumsum: resets is not a tensor"));
-  detail::vocab::call(detail::widening_sum<T, T>{}, "cumsum", in, out, {}, resets, axis, options);
+  detail::vocab::call(detail::widening_sum<T, T>{}, "cumsum", in, out, {}, tensor_view<const std::uint8_t>(resets),
+                      axis, options);
 }
 
 /// Segmented cumulative product; see the segmented cumsum.
-template <class T>
-void cumprod(tensor_view<const T> in, tensor_view<T> out, int axis, tensor_view<const std::uint8_t> resets,
+template <class T, class R, detail::if_reset_flags<R> = 0>
+void cumprod(tensor_view<const T> in, tensor_view<T> out, int axis, tensor_view<R> resets,
              scan_options options = {}) {
   if (resets.rank() == 0)
     throw error(status(status_code::invalid_dimension_count, "cumprod: resets is not a tensor"));
-  detail::vocab::call(detail::widening_product<T, T>{}, "cumprod", in, out, {}, resets, axis, options);
+  detail::vocab::call(detail::widening_product<T, T>{}, "cumprod", in, out, {}, tensor_view<const std::uint8_t>(resets),
+                      axis, options);
 }
 
 /// NumPy's nancumsum: a NaN element counts as 0 (integers have none). U as in cumsum.
