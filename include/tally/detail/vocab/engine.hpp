@@ -161,8 +161,38 @@ struct pointers {
 /// One line, folded in scan order: with include_initial the output's first element (in
 /// scan order) is the empty value and element k goes one further; with exclusive each
 /// output is the fold before its element; a nonzero reset flag restarts the fold.
+/// The common mode (inclusive, no resets, at least one element): the first element
+/// outside the loop, so the loop is one combine and one store per element.
+template <class Op, bool WithIndex>
+void scan_line_inclusive(const Op& op, const layout& l, pointers<Op> p) {
+  const std::ptrdiff_t si = l.axis[in_slot], so = l.axis[out_slot], sx = l.axis[index_slot];
+  const std::size_t n = l.length;
+  const auto position = [&](std::size_t k) { return static_cast<std::int64_t>(l.decreasing ? n - 1 - k : k); };
+  typename Op::state_type s = first_value(op, *p.in, position(0));
+  for (std::size_t k = 0;;) {
+    *p.out = op.value(s);
+    if constexpr (WithIndex) {
+      *p.index = op.index(s);
+      p.index += sx;
+    }
+    if (++k == n) return;
+    p.in += si;
+    p.out += so;
+    s = op.combine(s, *p.in, position(k));  // read after the previous write: the same element only in place
+  }
+}
+
 template <class Op>
 void scan_line(const Op& op, const layout& l, pointers<Op> p) {
+  if (!l.exclusive && !l.has_resets && l.length > 0) {
+    if (l.include_initial) {
+      *p.out = op.empty();
+      p.out += l.axis[out_slot];
+    }
+    if constexpr (Op::has_index)
+      if (p.index) return scan_line_inclusive<Op, true>(op, l, p);
+    return scan_line_inclusive<Op, false>(op, l, p);
+  }
   typename Op::state_type s = op.start();
   bool fresh = true;  // nothing combined since the start (or the last reset)
   const std::ptrdiff_t si = l.axis[in_slot], so = l.axis[out_slot], sx = l.axis[index_slot],
@@ -216,6 +246,30 @@ void scan_tile(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff
     p.out += l.axis[out_slot];
   }
   const std::size_t n = l.length;
+  // The common mode: inclusive, no resets. After the first row every line has combined
+  // something, so a row is one combine and one store per line; unit steps (neighbouring
+  // lines next to each other in memory) get a loop the compiler can vectorize.
+  const bool unit = step[in_slot] == 1 && step[out_slot] == 1 && (!p.index || step[index_slot] == 1);
+  if (!l.exclusive && !l.has_resets && n > 0 && unit) {
+    const auto* in = p.in;
+    auto* out = p.out;
+    std::int64_t* index = p.index;
+    const auto position = [&](std::size_t k) { return static_cast<std::int64_t>(l.decreasing ? n - 1 - k : k); };
+    for (std::size_t j = 0; j < count; ++j) s[j] = first_value(op, in[j], position(0));
+    for (std::size_t k = 0;;) {
+      for (std::size_t j = 0; j < count; ++j) out[j] = op.value(s[j]);
+      if constexpr (Op::has_index)
+        if (index) {
+          for (std::size_t j = 0; j < count; ++j) index[j] = op.index(s[j]);
+          index += l.axis[index_slot];
+        }
+      if (++k == n) return;
+      in += l.axis[in_slot];
+      out += l.axis[out_slot];
+      const std::int64_t at_k = position(k);
+      for (std::size_t j = 0; j < count; ++j) s[j] = op.combine(s[j], in[j], at_k);
+    }
+  }
   for (std::size_t k = 0; k < n; ++k) {
     const auto position = static_cast<std::int64_t>(l.decreasing ? n - 1 - k : k);
     for (std::size_t j = 0; j < count; ++j) {
