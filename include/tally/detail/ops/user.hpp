@@ -27,6 +27,10 @@ struct user_op {
 
   T start() const { return identity; }
   T empty() const { return identity; }
+  /// A line starts from its first element, as a left fold (and Thrust's inclusive_scan)
+  /// does: op(x0, x1), never op(identity, x0). The identity is only written where nothing
+  /// is combined (exclusive starts, include_initial, segment starts).
+  T first(const T& x, std::int64_t) const { return x; }
   T combine(const T& running, const T& x, std::int64_t) const { return static_cast<T>(op(running, x)); }
   T value(const T& s) const { return s; }
 };
