@@ -501,11 +501,20 @@ void check_user(std::uint64_t seed, Op op, T identity, allowed a) {
   const auto call = [&](tensor_view<const T> in, tensor_view<T> out, int axis, const scan_options& o) {
     tally::scan<T>(in, out, axis, op, identity, o);
   };
+  // A left fold from the first element: op(op(x0, x1), x2), the identity written only
+  // where nothing is combined.
+  struct state {
+    bool any;
+    T value;
+  };
   const auto expect = [&](const std::vector<T>& line, line_mode m) {
-    return tally_test::vocabulary_line<T, T>(
-        line.size(), m.decreasing, m.exclusive, m.include_initial, identity, identity,
-        [&](T& s, std::size_t i) { s = op(s, line[i]); }, [](const T& s) { return s; },
-        [](std::size_t) { return false; });
+    return tally_test::vocabulary_line<T, state>(
+        line.size(), m.decreasing, m.exclusive, m.include_initial, state{false, identity}, identity,
+        [&](state& s, std::size_t i) {
+          s.value = s.any ? op(s.value, line[i]) : line[i];
+          s.any = true;
+        },
+        [](const state& s) { return s.value; }, [](std::size_t) { return false; });
   };
   random_cases<T, T>(seed, 200, a, call, expect, [](const T& got, const T& want) {
     return std::memcmp(&got, &want, sizeof(T)) == 0;
@@ -533,6 +542,16 @@ TEST_CASE("scan with a non-commutative operator on a worked example") {
   tally::scan<mat2>(tensor_view<const mat2>(x.data(), {3}), tensor_view<mat2>(y.data(), {3}), 0, multiply,
                     mat2{1, 0, 0, 1}, {tally::axis_direction::decreasing});
   CHECK(y[0] == multiply(multiply(x[2], x[1]), x[0]));  // running value first, next element second
+  // The identity is never combined with an element: a wrong "identity" shows only where
+  // nothing is combined (here, include_initial's extra element).
+  std::vector<mat2> z(4);
+  tally::scan_options initial;
+  initial.include_initial = true;
+  tally::scan<mat2>(tensor_view<const mat2>(x.data(), {3}), tensor_view<mat2>(z.data(), {4}), 0, multiply,
+                    mat2{7, 7, 7, 7}, initial);
+  CHECK(z[0] == mat2{7, 7, 7, 7});
+  CHECK(z[1] == x[0]);
+  CHECK(z[3] == multiply(multiply(x[0], x[1]), x[2]));
 }
 
 TEST_CASE("scan with ordinary operators (max of ints, sums of doubles), exclusive and include_initial") {
@@ -683,6 +702,8 @@ TEST_CASE("invalid calls throw tally::error naming the argument, and write nothi
   check_refused([&] { tally::cumsum<float, double>(in, tensor_view<double>(nullptr, {2, 0}), 1, both); },
                 status_code::invalid_option, "include_initial");
   check_refused([&] { tally::cumsum<float>(in, out(2, 3), 1, initial); }, status_code::size_mismatch, "plus one");
+  check_refused([&] { tally::cumsum<float>(in, out(2, 4), 7, initial); }, status_code::invalid_axis, "axis");
+  check_refused([&] { tally::cumsum<float>(in, out(2, 4), -3, initial); }, status_code::invalid_axis, "axis");
   check_refused([&] { tally::cumprod<float>(in, out(2, 3), -1, initial); }, status_code::size_mismatch, "plus one");
   check_refused([&] { tally::logcumsumexp<float>(in, out(2, 3), 1, initial); }, status_code::size_mismatch, "output");
   check_refused([&] { tally::logcumsumexp<float>(in, out(2, 4), 0); }, status_code::size_mismatch, "output");
@@ -702,6 +723,11 @@ TEST_CASE("invalid calls throw tally::error naming the argument, and write nothi
       },
       status_code::overlapping_buffers, "indices");
   check_refused([&] { tally::cummax<float>(in, tensor_view<float>(y.data(), {2, 3}, {0, 1}), 1); },
+                status_code::overlapping_output, "output");
+  // include_initial on the SIMD engine: the scanned part and the initial slice are each
+  // unique, but a zero stride along the axis puts them at one address.
+  check_refused([&] { tally::cumsum<float>(tensor_view<const float>(x.data(), {2, 1}),
+                                           tensor_view<float>(y.data(), {2, 2}, {1, 0}), 1, initial); },
                 status_code::overlapping_output, "output");
   std::vector<std::uint8_t> flags(6, 0);
   check_refused([&] { tally::cumsum<float>(in, out(2, 3), 1, tensor_view<const std::uint8_t>(flags.data(), {3, 2})); },
@@ -748,6 +774,59 @@ TEST_CASE("bfloat16 converts like the oracle's rounding on a sweep of floats") {
     if (b.bits != tally_test::double_to_bfloat16(f)) FAIL("float bits " << bits);
     if (tally_test::bfloat16_to_double(b.bits) != static_cast<double>(static_cast<float>(b))) FAIL("decode " << bits);
   }
+}
+
+}  // namespace
+
+namespace {
+
+TEST_CASE("0-d tensors: one element, axis 0 or -1, the output is the input (PyTorch)") {
+  const float x = -2.5f;
+  const std::int8_t small = -7;
+  for (int axis : {0, -1}) {
+    INFO("axis " << axis);
+    const tensor_view<const float> in(&x, {});
+    float y = 0;
+    std::int64_t at = 9;
+    const tensor_view<float> out(&y, {});
+    CHECK(in.rank() == 0);
+    CHECK(in.size() == 1);
+    tally::cumsum(in, out, axis);
+    CHECK(y == x);
+    y = 0;
+    tally::cumprod(in, out, axis, {tally::axis_direction::decreasing});
+    CHECK(y == x);
+    y = 0;
+    tally::cummax(in, out, tensor_view<std::int64_t>(&at, {}), axis);
+    CHECK((y == x && at == 0));
+    y = 0;
+    tally::logcumsumexp(in, out, axis);
+    CHECK(y == x);
+    y = 0;
+    tally::scan(in, out, axis, [](float p, float q) { return p - q; }, 0.0f);
+    CHECK(y == x);  // op is not applied to a single element
+    std::int64_t wide = 0;
+    tally::cumsum<std::int8_t, std::int64_t>(tensor_view<const std::int8_t>(&small, {}),
+                                             tensor_view<std::int64_t>(&wide, {}), axis);
+    CHECK(wide == -7);
+    // Exclusive: the empty sum.
+    y = 5;
+    tally::cumsum(in, out, axis, {tally::axis_direction::increasing, true});
+    CHECK(y == 0.0f);
+  }
+  float y = 42;
+  const tensor_view<const float> in(&x, {});
+  check_refused([&] { tally::cumsum(in, tensor_view<float>(&y, {}), 1); }, status_code::invalid_axis, "axis");
+  check_refused([&] { tally::cummin(in, tensor_view<float>(&y, {}), -2); }, status_code::invalid_axis, "axis");
+  scan_options initial;
+  initial.include_initial = true;
+  check_refused([&] { tally::cumsum(in, tensor_view<float>(&y, {}), 0, initial); }, status_code::size_mismatch,
+                "plus one");
+  // Rank 0 against rank 1 of one element: the ranks differ only on the surface.
+  float two[2] = {1, 1};
+  tally::cumsum(in, tensor_view<float>(two, {2}), 0, initial);
+  CHECK((two[0] == 0.0f && two[1] == x));
+  CHECK(y == 42);
 }
 
 }  // namespace

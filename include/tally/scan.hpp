@@ -37,8 +37,7 @@ template <class Op, class T>
 void typed_scan_with_initial(tensor_view<const T> in, tensor_view<T> out, int axis, scan_options options,
                              tensor_view<const carry_t<T>> carry_in, tensor_view<carry_t<T>> carry_out) {
   const std::size_t rank = in.rank();
-  const std::size_t a = vocab::check_initial_output(rank, out.rank(), axis, options.exclusive,
-                                                    rank ? in.extent(vocab::axis_index(rank, axis)) : 0, out);
+  const std::size_t a = vocab::check_initial_output(in, out, axis, options.exclusive);
   const std::size_t length = in.extent(a);
   std::size_t extents[max_rank];
   for (std::size_t d = 0; d < rank; ++d) extents[d] = out.extent(d);
@@ -87,6 +86,8 @@ void typed_scan_with_initial(tensor_view<const T> in, tensor_view<T> out, int ax
 template <class Op, class T>
 void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis, const scan_options& options,
                 tensor_view<const carry_t<T>> carry_in, tensor_view<carry_t<T>> carry_out) {
+  in = as_scannable(in);
+  out = as_scannable(out);
   if (options.include_initial) return typed_scan_with_initial<Op, T>(in, out, axis, options, carry_in, carry_out);
   static_assert(tally::is_element_type_v<T>,
                 "tally scans float, double, tally::half and 8/16/32/64-bit integers");

@@ -33,7 +33,8 @@ using if_reset_flags = std::enable_if_t<std::is_same_v<std::remove_const_t<R>, s
 /// in the scan's direction. Lines are folded in sequence (no SIMD regrouping).
 template <class T, class R, detail::if_reset_flags<R> = 0>
 void cumsum(tensor_view<const T> in, tensor_view<T> out, int axis, tensor_view<R> resets, scan_options options = {}) {
-  if (resets.rank() == 0) throw error(status(status_code::invalid_dimension_count, "cumsum: resets is not a tensor"));
+  if (resets.rank() == 0 && !resets.is_scalar())
+    throw error(status(status_code::invalid_dimension_count, "cumsum: resets is not a tensor"));
   detail::vocab::call(detail::widening_sum<T, T>{}, "cumsum", in, out, {}, tensor_view<const std::uint8_t>(resets),
                       axis, options);
 }
@@ -42,7 +43,7 @@ void cumsum(tensor_view<const T> in, tensor_view<T> out, int axis, tensor_view<R
 template <class T, class R, detail::if_reset_flags<R> = 0>
 void cumprod(tensor_view<const T> in, tensor_view<T> out, int axis, tensor_view<R> resets,
              scan_options options = {}) {
-  if (resets.rank() == 0)
+  if (resets.rank() == 0 && !resets.is_scalar())
     throw error(status(status_code::invalid_dimension_count, "cumprod: resets is not a tensor"));
   detail::vocab::call(detail::widening_product<T, T>{}, "cumprod", in, out, {}, tensor_view<const std::uint8_t>(resets),
                       axis, options);
@@ -65,7 +66,7 @@ template <bool Max, class T>
 void extremum(const char* name, tensor_view<const T> in, tensor_view<T> values, tensor_view<std::int64_t> indices,
               bool with_indices, int axis, const scan_options& options) {
   if (with_indices) {
-    if (indices.rank() == 0)
+    if (indices.rank() == 0 && !indices.is_scalar())
       throw error(status(status_code::invalid_dimension_count, "%s: indices is not a tensor", name));
     vocab::call(extremum_op<T, Max, true>{}, name, in, values, indices, {}, axis, options);
   } else {
