@@ -10,7 +10,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build-bench"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTALLY_BUILD_BENCHMARKS=ON \
       -DTALLY_BUILD_TESTS=OFF -DTALLY_BUILD_EXAMPLES=OFF >&2
-cmake --build "$build" --target tally_bench -j2 >&2
+cmake --build "$build" --target tally_bench tally_bench_vocabulary -j2 >&2
+# The vocabulary's rows (cummax, logcumsumexp, nancumsum, wider outputs, segmented, user
+# operators) are in their own binary: build-bench/benchmarks/tally_bench_vocabulary.
 # Debian's python3-matplotlib lives in /usr/bin/python3's path; prefer it when present.
 python=python3
 [ -x /usr/bin/python3 ] && python=/usr/bin/python3
