@@ -163,9 +163,10 @@ struct pointers {
 /// output is the fold before its element; a nonzero reset flag restarts the fold.
 /// The common mode (inclusive, no resets, at least one element): the first element
 /// outside the loop, so the loop is one combine and one store per element.
-template <class Op, bool WithIndex>
+template <class Op, bool WithIndex, bool WithResets>
 void scan_line_inclusive(const Op& op, const layout& l, pointers<Op> p) {
-  const std::ptrdiff_t si = l.axis[in_slot], so = l.axis[out_slot], sx = l.axis[index_slot];
+  const std::ptrdiff_t si = l.axis[in_slot], so = l.axis[out_slot], sx = l.axis[index_slot],
+                       sr = l.axis[resets_slot];
   const std::size_t n = l.length;
   const auto position = [&](std::size_t k) { return static_cast<std::int64_t>(l.decreasing ? n - 1 - k : k); };
   typename Op::state_type s = first_value(op, *p.in, position(0));
@@ -178,20 +179,28 @@ void scan_line_inclusive(const Op& op, const layout& l, pointers<Op> p) {
     if (++k == n) return;
     p.in += si;
     p.out += so;
-    s = op.combine(s, *p.in, position(k));  // read after the previous write: the same element only in place
+    // Read after the previous write: the same element only in place.
+    if constexpr (WithResets) {
+      p.resets += sr;
+      s = *p.resets ? first_value(op, *p.in, position(k)) : op.combine(s, *p.in, position(k));
+    } else {
+      s = op.combine(s, *p.in, position(k));
+    }
   }
 }
 
 template <class Op>
 void scan_line(const Op& op, const layout& l, pointers<Op> p) {
-  if (!l.exclusive && !l.has_resets && l.length > 0) {
+  if (!l.exclusive && l.length > 0) {
     if (l.include_initial) {
       *p.out = op.empty();
       p.out += l.axis[out_slot];
     }
+    // (A reset flag on a line's first element changes nothing: the line starts there.)
+    if (l.has_resets) return scan_line_inclusive<Op, false, true>(op, l, p);
     if constexpr (Op::has_index)
-      if (p.index) return scan_line_inclusive<Op, true>(op, l, p);
-    return scan_line_inclusive<Op, false>(op, l, p);
+      if (p.index) return scan_line_inclusive<Op, true, false>(op, l, p);
+    return scan_line_inclusive<Op, false, false>(op, l, p);
   }
   typename Op::state_type s = op.start();
   bool fresh = true;  // nothing combined since the start (or the last reset)
@@ -249,11 +258,13 @@ void scan_tile(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff
   // The common mode: inclusive, no resets. After the first row every line has combined
   // something, so a row is one combine and one store per line; unit steps (neighbouring
   // lines next to each other in memory) get a loop the compiler can vectorize.
-  const bool unit = step[in_slot] == 1 && step[out_slot] == 1 && (!p.index || step[index_slot] == 1);
-  if (!l.exclusive && !l.has_resets && n > 0 && unit) {
+  const bool unit = step[in_slot] == 1 && step[out_slot] == 1 && (!p.index || step[index_slot] == 1) &&
+                    (!p.resets || step[resets_slot] == 1);
+  if (!l.exclusive && n > 0 && unit) {
     const auto* in = p.in;
     auto* out = p.out;
     std::int64_t* index = p.index;
+    const std::uint8_t* resets = p.resets;
     const auto position = [&](std::size_t k) { return static_cast<std::int64_t>(l.decreasing ? n - 1 - k : k); };
     for (std::size_t j = 0; j < count; ++j) s[j] = first_value(op, in[j], position(0));
     for (std::size_t k = 0;;) {
@@ -267,7 +278,13 @@ void scan_tile(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff
       in += l.axis[in_slot];
       out += l.axis[out_slot];
       const std::int64_t at_k = position(k);
-      for (std::size_t j = 0; j < count; ++j) s[j] = op.combine(s[j], in[j], at_k);
+      if (resets) {
+        resets += l.axis[resets_slot];
+        for (std::size_t j = 0; j < count; ++j)
+          s[j] = resets[j] ? first_value(op, in[j], at_k) : op.combine(s[j], in[j], at_k);
+      } else {
+        for (std::size_t j = 0; j < count; ++j) s[j] = op.combine(s[j], in[j], at_k);
+      }
     }
   }
   for (std::size_t k = 0; k < n; ++k) {
