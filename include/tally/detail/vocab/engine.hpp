@@ -22,6 +22,7 @@
 #include "../ops/concept.hpp"
 #include "../plan/tuning.hpp"
 #include "../run/executor.hpp"
+#include "vector_lines.hpp"
 
 TALLY_BEGIN_NAMESPACE
 namespace detail {
@@ -191,6 +192,10 @@ void scan_line_inclusive(const Op& op, const layout& l, pointers<Op> p) {
 
 template <class Op>
 void scan_line(const Op& op, const layout& l, pointers<Op> p) {
+  if constexpr (vector_line<Op>::exists)
+    if (l.axis[in_slot] == 1 && l.axis[out_slot] == 1 && !l.exclusive && !l.has_resets && !l.include_initial &&
+        !p.index && vector_line<Op>::scan(p.in, p.out, l.length))
+      return;
   if (!l.exclusive && l.length > 0) {
     if (l.include_initial) {
       *p.out = op.empty();
