@@ -31,10 +31,13 @@ namespace vocab {
 enum slot : int { in_slot = 0, out_slot = 1, index_slot = 2, resets_slot = 3 };
 inline constexpr int slot_count = 4;
 
-/// Lines of `tile_lines` neighbours are scanned together (row by row) when the axis is
-/// not contiguous in the input: each row then reads nearby addresses instead of one
-/// element per cache line.
-inline constexpr std::size_t tile_lines = 64;
+/// Lines of `tile_lines<S>` neighbours are scanned together (row by row) when the axis is
+/// not contiguous in the input: each row then reads a run of nearby addresses instead of
+/// one element per cache line. About 16 KiB of running values (so they stay in L1), at
+/// least 64 and at most 512 lines (a run of 512 floats is half a page, long enough for the
+/// prefetchers; wider tiles would leave fewer tasks for threads).
+template <class S>
+inline constexpr std::size_t tile_lines = std::min<std::size_t>(512, std::max<std::size_t>(64, 16384 / sizeof(S)));
 
 /// A validated scan: the axis in scan order (decreasing directions already folded into
 /// negative strides and offsets), the outer dimensions, per slot.
@@ -248,8 +251,8 @@ void scan_line(const Op& op, const layout& l, pointers<Op> p) {
 template <class Op>
 void scan_tile(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff_t* step, std::size_t count) {
   using S = typename Op::state_type;
-  S s[tile_lines];
-  bool fresh[tile_lines];
+  S s[tile_lines<S>];
+  bool fresh[tile_lines<S>];
   for (std::size_t j = 0; j < count; ++j) {
     s[j] = op.start();
     fresh[j] = true;
@@ -358,7 +361,8 @@ void run(const Op& op, layout l, pointers<Op> p, const executor& exec) {
   std::size_t walked_count = 1;
   for (std::size_t d = 0; d < walked; ++d) walked_count *= l.extents[d];
   const std::size_t tile_extent = tiled ? l.extents[l.outer_rank - 1] : 1;
-  const std::size_t tiles = (tile_extent + tile_lines - 1) / tile_lines;
+  constexpr std::size_t width = tile_lines<typename Op::state_type>;
+  const std::size_t tiles = (tile_extent + width - 1) / width;
   const std::size_t tasks = tiled ? walked_count * tiles : walked_count;
   if (tasks == 0) return;
 
@@ -376,10 +380,10 @@ void run(const Op& op, layout l, pointers<Op> p, const executor& exec) {
     for (int s = 0; s < slot_count; ++s) step[s] = l.strides[s][l.outer_rank - 1];
     for (std::size_t t = begin; t < end; ++t) {
       w.start(t / tiles);
-      const std::size_t first = (t % tiles) * tile_lines;
+      const std::size_t first = (t % tiles) * width;
       std::ptrdiff_t offset[slot_count];
       for (int s = 0; s < slot_count; ++s) offset[s] = w.offset[s] + static_cast<std::ptrdiff_t>(first) * step[s];
-      scan_tile(op, l, moved(p, offset), step, std::min(tile_lines, tile_extent - first));
+      scan_tile(op, l, moved(p, offset), step, std::min(width, tile_extent - first));
     }
   };
   parallel_ranges(exec, tasks, parts, job);
