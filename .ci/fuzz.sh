@@ -27,7 +27,7 @@ cmake -S tests/fuzz -B "$build" "${generator[@]}" -DCMAKE_CXX_COMPILER="$cxx" -D
 cmake --build "$build" -j "${TALLY_FUZZ_JOBS:-2}"
 
 status=0
-for target in fuzz_descriptor fuzz_typed; do
+for target in fuzz_descriptor fuzz_typed fuzz_vocabulary; do
   corpus="$build/corpus/${target#fuzz_}"
   findings="$build/findings/$target"
   rm -rf "$corpus" "$findings"

@@ -34,5 +34,7 @@ fi
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTALLY_BUILD_BENCHMARKS=ON \
       -DTALLY_BUILD_TESTS=OFF -DTALLY_BUILD_EXAMPLES=OFF >&2
-cmake --build "$build" --target tally_bench -j2 >&2
+cmake --build "$build" --target tally_bench tally_bench_vocabulary -j2 >&2
+# The vocabulary's rows (cummax, logcumsumexp, nancumsum, wider outputs, segmented, user
+# operators) are in their own binary: build-bench/benchmarks/tally_bench_vocabulary.
 exec "$python" "$root/benchmarks/report.py" "$build/benchmarks/tally_bench" "$@"

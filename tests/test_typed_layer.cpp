@@ -255,8 +255,9 @@ TEST_CASE("tensor_view constructors") {
     CHECK(v.stride(2) == 1);
     CHECK(&v(1, 2, 1) == data + 11);
   }
-  SECTION("rank 0 and rank 9 throw invalid_dimension_count") {
-    CHECK(view_error<float>(data, 0, sizes, nullptr) == status_code::invalid_dimension_count);
+  SECTION("rank 9 throws invalid_dimension_count; rank 0 is a 0-d tensor, which needs data") {
+    CHECK(view_error<float>(data, 0, sizes, nullptr) == status_code::ok);
+    CHECK(view_error<float>(nullptr, 0, sizes, nullptr) == status_code::null_pointer);
     CHECK(view_error<float>(data, 9, sizes, nullptr) == status_code::invalid_dimension_count);
     CHECK(view_error<float>(data, 8, sizes, nullptr) == status_code::ok);
     CHECK(view_error<float>(data, 1, sizes, nullptr) == status_code::ok);
@@ -286,7 +287,7 @@ TEST_CASE("tensor_view constructors") {
     CHECK(view_error<float>(nullptr, 2, none, nullptr) == status_code::ok);
   }
   SECTION("errors are std::invalid_argument") {
-    CHECK_THROWS_AS(tensor_view<float>(data, 0, sizes), std::invalid_argument);
+    CHECK_THROWS_AS(tensor_view<float>(data, 9, sizes), std::invalid_argument);
   }
 }
 

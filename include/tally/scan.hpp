@@ -8,8 +8,10 @@
 #include <type_traits>
 
 #include "data_type.hpp"
+#include "detail/ops/arithmetic.hpp"
 #include "detail/run/run_scan.hpp"
 #include "detail/validate/typed.hpp"
+#include "detail/vocab/front.hpp"
 #include "scan_options.hpp"
 #include "status.hpp"
 #include "view.hpp"
@@ -23,11 +25,70 @@ using carry_type = detail::carry_t<T>;
 
 namespace detail {
 
+template <class Op, class T>
+void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis, const scan_options& options,
+                tensor_view<const carry_t<T>> carry_in, tensor_view<carry_t<T>> carry_out);
+
+/// include_initial on the SIMD engine: the scan goes to the output without its initial
+/// slice (so it keeps the kernels' speed and bits), then the slice receives the carry or
+/// the empty value. The slice is written last, after the input has been read, so an input
+/// that overlaps it behaves as if copied first.
+template <class Op, class T>
+void typed_scan_with_initial(tensor_view<const T> in, tensor_view<T> out, int axis, scan_options options,
+                             tensor_view<const carry_t<T>> carry_in, tensor_view<carry_t<T>> carry_out) {
+  const std::size_t rank = in.rank();
+  const std::size_t a = vocab::check_initial_output(in, out, axis, options.exclusive);
+  const std::size_t length = in.extent(a);
+  std::size_t extents[max_rank];
+  for (std::size_t d = 0; d < rank; ++d) extents[d] = out.extent(d);
+  const bool increasing = options.direction == axis_direction::increasing;
+  const std::ptrdiff_t step = length > 0 ? out.stride(a) : 0;
+  extents[a] = length;
+  // (No pointer arithmetic on an empty output, whose data may be null.)
+  const auto shifted = [&](std::ptrdiff_t k) { return out.empty() ? out.data() : out.data() + k; };
+  const tensor_view<T> rest(shifted(increasing ? step : 0), rank, extents, out.strides());
+  extents[a] = 1;
+  const tensor_view<T> initial(shifted(increasing ? 0 : static_cast<std::ptrdiff_t>(length) * step), rank, extents,
+                               out.strides());
+  options.include_initial = false;
+  typed_scan<Op, T>(in, rest, axis, options, carry_in, carry_out);
+  // The carry (if any) has the input's shape without the axis, or with it at size 1: walk
+  // it beside the initial slice.
+  std::ptrdiff_t carry_strides[max_rank] = {};
+  if (carry_in.rank() != 0)
+    for (std::size_t d = 0, k = 0; d < rank; ++d) {
+      if (d == a) {
+        if (carry_in.rank() == rank) ++k;
+        continue;
+      }
+      carry_strides[d] = carry_in.extent(k) > 1 ? carry_in.stride(k) : 0;
+      ++k;
+    }
+  nd_walker<2> w;
+  w.dims = rank;
+  std::size_t count = 1;
+  for (std::size_t d = 0; d < rank; ++d) {
+    w.extents[d] = extents[d];
+    w.strides[0][d] = extents[d] > 1 ? out.stride(d) : 0;
+    w.strides[1][d] = carry_strides[d];
+    count *= extents[d];
+  }
+  if (count == 0) return;
+  const T empty = from_acc<T>(Op::template empty<acc_t<T>>());
+  w.start(0);
+  for (std::size_t i = 0; i < count; ++i, w.next())
+    initial.data()[w.offset[0]] =
+        carry_in.rank() != 0 ? from_acc<T>(acc_from_carry<T>(carry_in.data()[w.offset[1]])) : empty;
+}
+
 /// Checks, stages an input that overlaps the output, and runs: the typed layer's one
 /// place that throws.
 template <class Op, class T>
 void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis, const scan_options& options,
                 tensor_view<const carry_t<T>> carry_in, tensor_view<carry_t<T>> carry_out) {
+  in = as_scannable(in);
+  out = as_scannable(out);
+  if (options.include_initial) return typed_scan_with_initial<Op, T>(in, out, axis, options, carry_in, carry_out);
   static_assert(tally::is_element_type_v<T>,
                 "tally scans float, double, tally::half and 8/16/32/64-bit integers");
   scan_request r;
@@ -59,17 +120,28 @@ void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis, const sca
 
 /// Cumulative sum of `in` along `axis` (negative counts from the back) into `out`.
 /// `out` may overlap `in` in any way. Throws tally::error on invalid arguments.
-template <class T>
-void cumsum(tensor_view<const T> in, tensor_view<T> out, int axis, scan_options options = {}) {
-  if (detail::small_typed_scan<detail::sum_op, T>(in, out, axis, options)) return;
-  detail::typed_scan<detail::sum_op, T>(in, out, axis, options, {}, {});
+/// The output type U may be wider than T (NumPy's `dtype=`): each element is converted to
+/// U, and the running value is kept in U (integers wrap in U). Pairs where U cannot hold
+/// every value of T do not compile. T and U may also be std::complex or tally::bfloat16.
+template <class T, class U = T>
+void cumsum(tensor_view<const T> in, tensor_view<U> out, int axis, scan_options options = {}) {
+  if constexpr (std::is_same_v<T, U> && is_element_type_v<T>) {
+    if (!detail::small_typed_scan<detail::sum_op, T>(in, out, axis, options))
+      detail::typed_scan<detail::sum_op, T>(in, out, axis, options, {}, {});
+  } else {
+    detail::vocab::call(detail::widening_sum<T, U>{}, "cumsum", in, out, {}, {}, axis, options);
+  }
 }
 
 /// Cumulative product of `in` along `axis` into `out`; see cumsum.
-template <class T>
-void cumprod(tensor_view<const T> in, tensor_view<T> out, int axis, scan_options options = {}) {
-  if (detail::small_typed_scan<detail::product_op, T>(in, out, axis, options)) return;
-  detail::typed_scan<detail::product_op, T>(in, out, axis, options, {}, {});
+template <class T, class U = T>
+void cumprod(tensor_view<const T> in, tensor_view<U> out, int axis, scan_options options = {}) {
+  if constexpr (std::is_same_v<T, U> && is_element_type_v<T>) {
+    if (!detail::small_typed_scan<detail::product_op, T>(in, out, axis, options))
+      detail::typed_scan<detail::product_op, T>(in, out, axis, options, {}, {});
+  } else {
+    detail::vocab::call(detail::widening_product<T, U>{}, "cumprod", in, out, {}, {}, axis, options);
+  }
 }
 
 /// Chunked cumulative sum: each line starts from `carry_in` (absent: from 0) and its
@@ -93,14 +165,14 @@ void cumprod(tensor_view<const T> in, tensor_view<T> out, int axis, scan_options
 
 /// Convenience overloads for mutable input views (a tensor_view<T> does not deduce
 /// tensor_view<const T>).
-template <class T, std::enable_if_t<!std::is_const_v<T>, int> = 0>
-void cumsum(tensor_view<T> in, tensor_view<T> out, int axis, scan_options options = {}) {
-  cumsum<T>(tensor_view<const T>(in), out, axis, options);
+template <class T, class U = T, std::enable_if_t<!std::is_const_v<T>, int> = 0>
+void cumsum(tensor_view<T> in, tensor_view<U> out, int axis, scan_options options = {}) {
+  cumsum<T, U>(tensor_view<const T>(in), out, axis, options);
 }
 /// cumprod() for a mutable input view; see the cumsum overload above.
-template <class T, std::enable_if_t<!std::is_const_v<T>, int> = 0>
-void cumprod(tensor_view<T> in, tensor_view<T> out, int axis, scan_options options = {}) {
-  cumprod<T>(tensor_view<const T>(in), out, axis, options);
+template <class T, class U = T, std::enable_if_t<!std::is_const_v<T>, int> = 0>
+void cumprod(tensor_view<T> in, tensor_view<U> out, int axis, scan_options options = {}) {
+  cumprod<T, U>(tensor_view<const T>(in), out, axis, options);
 }
 
 /// Elements per float block: chunk lengths that are multiples of it reproduce one call bitwise.

@@ -18,6 +18,10 @@ struct scan_options : execution_options {
   /// Increasing: scan from index 0; decreasing: from the last index.
   axis_direction direction = axis_direction::increasing;
   bool exclusive = false;  ///< Y[i] excludes X[i]; the first output is the identity (or the carry)
+  /// The output is one longer along the axis and starts (in the scan's direction) with the
+  /// identity (or the carry), as NumPy 2.1's cumulative_sum(include_initial=True). Not
+  /// with `exclusive`.
+  bool include_initial = false;
 };
 
 TALLY_END_NAMESPACE

@@ -33,6 +33,7 @@ enum class status_code : std::uint32_t {
   invalid_carry,             ///< a carry view whose shape does not match (typed layer)
   unsupported_operator,      ///< an operator type tally does not implement (DirectML adapter)
   out_of_memory,             ///< a temporary could not be allocated; nothing was written
+  invalid_option,            ///< scan_options that contradict each other or the operator (typed layer)
 };
 
 /// The enumerator's name, for messages and logs.
@@ -56,6 +57,7 @@ constexpr const char* to_string(status_code c) noexcept {
     case status_code::invalid_carry: return "invalid_carry";
     case status_code::unsupported_operator: return "unsupported_operator";
     case status_code::out_of_memory: return "out_of_memory";
+    case status_code::invalid_option: return "invalid_option";
   }
   return "invalid";
 }

@@ -3,12 +3,14 @@
 /// Needs only the C++17 standard library.
 #pragma once
 
+#include "bfloat16.hpp"
 #include "data_type.hpp"
 #include "half.hpp"
 #include "operators.hpp"
 #include "parallel.hpp"
 #include "scan.hpp"
 #include "scan_options.hpp"
+#include "scan_vocabulary.hpp"
 #include "simd.hpp"
 #include "simd_variant.hpp"
 #include "status.hpp"

@@ -13,10 +13,12 @@
 
 TALLY_BEGIN_NAMESPACE
 
-/// A non-owning view of 1 to 8 dimensions over elements of type T. Strides count
+/// A non-owning view of 0 to 8 dimensions over elements of type T. Strides count
 /// elements and may be negative (reversed) or zero (broadcast); without strides the
-/// view is packed row-major. Constructors throw tally::error for a rank outside 1..8,
-/// mismatched size and stride counts, or an extent that overflows 64-bit offsets.
+/// view is packed row-major. Rank 0 with data is a 0-d tensor: one element, which the
+/// scans accept with axis 0 or -1 (PyTorch's rule: the output is the input). Constructors
+/// throw tally::error for a rank above 8, mismatched size and stride counts, or an extent
+/// that overflows 64-bit offsets.
 template <class T>
 class tensor_view {
  public:
@@ -24,7 +26,7 @@ class tensor_view {
   using value_type = std::remove_cv_t<T>;     ///< the element type without const
   static constexpr std::size_t max_rank = detail::max_rank;  ///< the most dimensions a view has (8)
 
-  /// No tensor (rank 0): used for "absent", e.g. an optional carry.
+  /// No tensor (rank 0, no data): used for "absent", e.g. an optional carry.
   tensor_view() noexcept = default;
 
   /// Packed row-major.
@@ -39,12 +41,17 @@ class tensor_view {
                          sizes.size(), strides.size()));
   }
 
-  /// Rank known at run time; `strides == nullptr` means packed row-major.
+  /// Rank known at run time; `strides == nullptr` means packed row-major. Rank 0 (a 0-d
+  /// tensor) needs data.
   tensor_view(T* data, std::size_t rank, const std::size_t* sizes, const std::ptrdiff_t* strides = nullptr)
       : data_(data) {
-    if (rank < 1 || rank > max_rank)
-      throw error(status(status_code::invalid_dimension_count, "tensor_view: rank is %zu; it must be 1..%zu", rank,
+    if (rank > max_rank)
+      throw error(status(status_code::invalid_dimension_count, "tensor_view: rank is %zu; it must be 0..%zu", rank,
                          max_rank));
+    if (rank == 0) {
+      if (!data) throw error(status(status_code::null_pointer, "tensor_view: the 0-d tensor's data is null"));
+      return;
+    }
     layout_ = detail::strided_layout::make(rank, sizes, strides);
     const detail::checked_u64 count = layout_.checked_count(), span = layout_.required_span();
     const std::uint64_t limit = static_cast<std::uint64_t>(PTRDIFF_MAX) / sizeof(T);
@@ -60,8 +67,10 @@ class tensor_view {
 
   /// Pointer to the element at index 0 in every dimension.
   T* data() const noexcept { return data_; }
-  /// Number of dimensions: 1..8, or 0 for no tensor.
+  /// Number of dimensions: 1..8, or 0 for a 0-d tensor (data() not null) or no tensor.
   std::size_t rank() const noexcept { return layout_.rank; }
+  /// True for a 0-d tensor: rank 0 with one element.
+  bool is_scalar() const noexcept { return layout_.rank == 0 && data_ != nullptr; }
   /// Size of dimension d.
   std::size_t extent(std::size_t d) const noexcept { return layout_.extents[d]; }
   /// Stride of dimension d, in elements.
@@ -70,8 +79,8 @@ class tensor_view {
   const std::size_t* extents() const noexcept { return layout_.extents; }
   /// The rank() strides, in elements.
   const std::ptrdiff_t* strides() const noexcept { return layout_.strides; }
-  /// Number of elements (1 for no dimensions is not used: rank 0 means no tensor).
-  std::size_t size() const noexcept { return layout_.count(); }
+  /// Number of elements: 1 for a 0-d tensor, 0 for no tensor.
+  std::size_t size() const noexcept { return is_scalar() ? 1 : layout_.count(); }
   /// True when the view has no elements (or is no tensor).
   bool empty() const noexcept { return size() == 0; }
 
@@ -89,5 +98,16 @@ class tensor_view {
   T* data_ = nullptr;
   detail::strided_layout layout_;
 };
+
+namespace detail {
+/// A 0-d tensor as the rank-1 view of its one element, which every scan handles (axis 0
+/// or -1, the output equal to the input); any other view as it is.
+template <class T>
+tensor_view<T> as_scannable(const tensor_view<T>& v) {
+  if (!v.is_scalar()) return v;
+  const std::size_t one = 1;
+  return tensor_view<T>(v.data(), 1, &one);
+}
+}  // namespace detail
 
 TALLY_END_NAMESPACE

@@ -53,7 +53,27 @@ TYPED = {
     'uint8_long_lines': bytes([0x00, 4, 0x00, 2, 0, 0, 0xf0]) + struct.pack('<H', 900) + bytes([2, 0, 0, 0, 0]) + u64(29),
 }
 
-for folder, seeds in (('descriptor', DESCRIPTOR), ('typed', TYPED)):
+# fuzz_vocabulary: function (% 10: 0 cumsum int16->int64, 1 cumprod float->double,
+# 2 nancumsum float, 3 nancumprod double, 4 cummax float + indices, 5 cummin int32,
+# 6 logcumsumexp float, 7 scan of 2x2 matrices, 8 segmented cumsum float, 9 cumsum int32
+# on the SIMD engine), flags, rank (1 + b % 4), axis (int8 % 6), sizes..., in layout,
+# out layout, aux layout (indices or resets), in extra, out extra, seed.  flags:
+# 1 decreasing, 2 exclusive, 4 include_initial, 0x18 wrong output length, 0x20 separate
+# buffers, 0x40 three threads.  Layouts as in fuzz_typed.
+VOCABULARY = {
+    'widening_sum_include_initial': bytes([0, 0x04, 1, 1, 2, 3, 0, 0, 0, 0, 0]) + u64(31),
+    'product_float_to_double_decreasing': bytes([1, 0x01, 0, 0, 3, 0, 0, 0, 0, 0]) + u64(32),
+    'nancumsum_in_place': bytes([2, 0x00, 1, 0, 2, 2, 0, 0, 0, 0, 0]) + u64(33),
+    'nancumprod_exclusive_shifted': bytes([3, 0x02, 0, 0, 3, 0, 0, 0, 2, 1]) + u64(34),
+    'cummax_indices_transposed': bytes([4, 0x20, 1, 0, 2, 3, 1, 1, 0, 2, 0, 1, 0, 0, 0, 0, 0]) + u64(35),
+    'cummin_exclusive_refused': bytes([5, 0x02, 0, 0, 3, 0, 0, 0, 0, 0]) + u64(36),
+    'logcumsumexp_long_line': bytes([6, 0x20, 0, 0, 0xf0]) + struct.pack('<H', 300) + bytes([0, 0, 0, 0, 0]) + u64(37),
+    'matrix_scan_decreasing': bytes([7, 0x21, 1, 0xff, 3, 2, 0, 0, 0, 0, 0]) + u64(38),
+    'segmented_broadcast_resets': bytes([8, 0x20, 1, 1, 2, 3, 0, 0, 3, 0x80, 0, 0]) + u64(39),
+    'simd_include_initial_wrong_length': bytes([9, 0x3c, 1, 1, 2, 3, 0, 0, 0, 0, 0]) + u64(40),
+}
+
+for folder, seeds in (('descriptor', DESCRIPTOR), ('typed', TYPED), ('vocabulary', VOCABULARY)):
     path = os.path.join(HERE, 'corpus', folder)
     os.makedirs(path, exist_ok=True)
     for name, data in seeds.items():

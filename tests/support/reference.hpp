@@ -17,13 +17,20 @@
 //   - wide_reference_scan: the same in long double with what the error bound needs;
 //   - exact_scan_line: exact values for the fuzzers' data, by data_type value over raw
 //     bytes, with the elements whose value depends on the order of the arithmetic left
-//     unchecked (see "Exact values" below).
+//     unchecked (see "Exact values" below);
+//   - the scan vocabulary (shared/spec/scan-vocabulary.md): bfloat16 by arithmetic on
+//     doubles, vocabulary_line (what direction, exclusive, include_initial and resets
+//     mean for every operator), and the operators' oracles: sums and products into a
+//     wider type, NaN-skipping ones, cummax / cummin by brute force over each prefix,
+//     logcumsumexp in long double over each prefix.
 #pragma once
 
+#include <tally/bfloat16.hpp>
 #include <tally/half.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -584,6 +591,207 @@ exact_value exact_scan_line(const line_spec& s, Read&& read, Write&& write, cons
       carry_in ? start : exact_value::empty(s.type, s.product),
       [&](exact_value& acc, std::size_t i) { acc.add(read(static_cast<std::uint64_t>(i))); },
       [&](std::size_t i, const exact_value& acc) { write(static_cast<std::uint64_t>(i), acc); });
+}
+
+// ---------------------------------------------------------------------------------------
+// The scan vocabulary (shared/spec/scan-vocabulary.md)
+
+/// bfloat16 bits -> double (exact).
+inline double bfloat16_to_double(std::uint16_t b) {
+  const bool negative = (b & 0x8000u) != 0;
+  const int exponent = (b >> 7) & 0xff;
+  const int mantissa = b & 0x7f;
+  double magnitude;
+  if (exponent == 255)
+    magnitude = mantissa ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else if (exponent == 0)
+    magnitude = std::ldexp(static_cast<double>(mantissa), -133);
+  else
+    magnitude = std::ldexp(static_cast<double>(128 + mantissa), exponent - 134);
+  return negative ? -magnitude : magnitude;
+}
+
+/// double -> bfloat16 bits, rounded to nearest, ties to even, subnormals kept, overflow to
+/// infinity; a NaN becomes the quiet NaN 0x7fc0 with its sign.
+inline std::uint16_t double_to_bfloat16(double v) {
+  const std::uint16_t sign = std::signbit(v) ? 0x8000u : 0u;
+  if (std::isnan(v)) return static_cast<std::uint16_t>(sign | 0x7fc0u);
+  double a = std::fabs(v);
+  if (a == 0.0) return sign;
+  if (std::isinf(a)) return static_cast<std::uint16_t>(sign | 0x7f80u);
+  int e;
+  std::frexp(a, &e);
+  const int quantum_exp = std::max(e - 1, -126) - 7;
+  a = std::ldexp(std::nearbyint(std::ldexp(a, -quantum_exp)), quantum_exp);
+  if (a >= std::ldexp(1.0, 128)) return static_cast<std::uint16_t>(sign | 0x7f80u);
+  if (a < std::ldexp(1.0, -126)) return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(std::ldexp(a, 133)));
+  std::frexp(a, &e);
+  const int biased = e - 1 + 127;
+  const auto mantissa = static_cast<std::uint32_t>(std::ldexp(a, -(e - 1) + 7)) - 128u;
+  return static_cast<std::uint16_t>(sign | (biased << 7) | mantissa);
+}
+
+/// Any element as a double (complex excluded): the value the vocabulary's oracles compare.
+template <class T>
+double to_double(T x) {
+  if constexpr (std::is_same_v<T, tally::half>)
+    return half_to_double(x.bits);
+  else if constexpr (std::is_same_v<T, tally::bfloat16>)
+    return bfloat16_to_double(x.bits);
+  else
+    return static_cast<double>(x);
+}
+
+/// One line of any vocabulary operator, the single statement of what the direction,
+/// exclusive, include_initial and reset flags mean. Returns the outputs in the output's
+/// index order (length + 1 of them with include_initial: the extra one, `empty`, comes
+/// first in the scan's direction). add(state, i) folds input i in; value(state) is what an
+/// output holds; reset(i) is true where a new segment starts.
+template <class Out, class State, class Add, class Value, class Reset>
+std::vector<Out> vocabulary_line(std::size_t length, bool decreasing, bool exclusive, bool include_initial,
+                                 const State& start, const Out& empty, Add&& add, Value&& value, Reset&& reset) {
+  std::vector<Out> out(length + (include_initial ? 1 : 0), empty);
+  State s = start;
+  bool fresh = true;
+  for (std::size_t step = 0; step < length; ++step) {
+    const std::size_t i = decreasing ? length - 1 - step : step;
+    if (reset(i)) {
+      s = start;
+      fresh = true;
+    }
+    const std::size_t at = include_initial && !decreasing ? i + 1 : i;
+    if (exclusive) {
+      out[at] = fresh ? empty : value(s);
+      add(s, i);
+    } else {
+      add(s, i);
+      out[at] = value(s);
+    }
+    fresh = false;
+  }
+  return out;
+}
+
+/// The running value of a sum or product whose output type is Out, restated: integers
+/// wrap in Out's width (uint64, truncated), half and bfloat16 accumulate in float32 and
+/// round on every write, float, double and complex accumulate in themselves.
+template <class Out>
+struct running_of {
+  using type = std::conditional_t<std::is_integral_v<Out>, std::uint64_t,
+                                  std::conditional_t<std::is_same_v<Out, tally::half> ||
+                                                         std::is_same_v<Out, tally::bfloat16>,
+                                                     float, Out>>;
+};
+
+/// Element x of type In as Out's running value ("converted to Out first").
+template <class Out, class In>
+typename running_of<Out>::type to_running(In x) {
+  using R = typename running_of<Out>::type;
+  if constexpr (std::is_integral_v<Out>)
+    return static_cast<std::uint64_t>(static_cast<Out>(x));  // In is an integer no wider than Out
+  else if constexpr (std::is_same_v<In, tally::half> || std::is_same_v<In, tally::bfloat16>)
+    return static_cast<R>(to_double(x));
+  else
+    return static_cast<R>(x);
+}
+
+template <class Out>
+Out from_running(typename running_of<Out>::type a) {
+  if constexpr (std::is_integral_v<Out>)
+    return wrap_to<Out>(a);
+  else if constexpr (std::is_same_v<Out, tally::half>)
+    return tally::half::from_bits(double_to_half(a));
+  else if constexpr (std::is_same_v<Out, tally::bfloat16>)
+    return tally::bfloat16::from_bits(double_to_bfloat16(a));
+  else
+    return a;
+}
+
+template <class T>
+bool ref_is_nan(const T& x) {
+  if constexpr (std::is_integral_v<T>)
+    return false;
+  else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
+    return std::isnan(x.real()) || std::isnan(x.imag());
+  else
+    return std::isnan(to_double(x));
+}
+
+/// Options of one vocabulary line.
+struct line_mode {
+  bool decreasing = false, exclusive = false, include_initial = false;
+};
+
+/// cumsum / cumprod (nan: nancumsum / nancumprod, NaN replaced by +0 / 1 first) of one
+/// line of In into Out; `resets` (empty: none) flags segment starts.
+template <class In, class Out>
+std::vector<Out> arithmetic_line(scan_op op, bool nan, const std::vector<In>& x, line_mode m,
+                                 const std::vector<std::uint8_t>& resets = {}) {
+  using R = typename running_of<Out>::type;
+  const R empty = op == scan_op::product ? R(1) : R(0);
+  // NumPy's fold: the first element as it is, then running (op) next.
+  struct state {
+    bool any;
+    R value;
+  };
+  return vocabulary_line<Out, state>(
+      x.size(), m.decreasing, m.exclusive, m.include_initial, state{false, empty}, from_running<Out>(empty),
+      [&](state& s, std::size_t i) {
+        const R v = nan && ref_is_nan(x[i]) ? empty : to_running<Out>(x[i]);
+        s.value = !s.any ? v : op == scan_op::sum ? R(s.value + v) : R(s.value * v);
+        s.any = true;
+      },
+      [&](const state& s) { return from_running<Out>(s.value); },
+      [&](std::size_t i) { return !resets.empty() && resets[i]; });
+}
+
+/// cummax (max) / cummin of one line: for each output, the prefix (in scan order) is
+/// searched afresh: its first NaN if it has one, else the element scanned last among
+/// those equal to the extremum. Returns the indices (the values are x at them).
+template <class T>
+std::vector<std::int64_t> extremum_line(bool max, const std::vector<T>& x, bool decreasing) {
+  const std::size_t n = x.size();
+  std::vector<std::int64_t> result(n);
+  const auto at_step = [&](std::size_t step) { return decreasing ? n - 1 - step : step; };
+  for (std::size_t step = 0; step < n; ++step) {
+    std::int64_t chosen = -1;
+    for (std::size_t k = 0; k <= step && chosen < 0; ++k)
+      if (ref_is_nan(x[at_step(k)])) chosen = static_cast<std::int64_t>(at_step(k));
+    if (chosen < 0) {
+      double best = to_double(x[at_step(0)]);
+      for (std::size_t k = 1; k <= step; ++k) {
+        const double v = to_double(x[at_step(k)]);
+        if (max ? v > best : v < best) best = v;
+      }
+      for (std::size_t k = 0; k <= step; ++k)
+        if (to_double(x[at_step(k)]) == best) chosen = static_cast<std::int64_t>(at_step(k));
+    }
+    result[decreasing ? n - 1 - step : step] = chosen;
+  }
+  return result;
+}
+
+/// logcumsumexp of one line in long double, each output from its whole prefix afresh:
+/// NaN if the prefix has a NaN, +inf if it has +inf, else m + log(sum exp(x - m)) with m
+/// the prefix maximum (-inf for a prefix of -infs or an empty one).
+template <class T>
+std::vector<long double> logcumsumexp_line(const std::vector<T>& x, line_mode m) {
+  const long double minus_inf = -std::numeric_limits<long double>::infinity();
+  return vocabulary_line<long double, std::vector<long double>>(
+      x.size(), m.decreasing, m.exclusive, m.include_initial, {}, minus_inf,
+      [&](std::vector<long double>& prefix, std::size_t i) { prefix.push_back(to_double(x[i])); },
+      [&](const std::vector<long double>& prefix) {
+        long double high = minus_inf;
+        for (long double v : prefix) {
+          if (std::isnan(v)) return std::numeric_limits<long double>::quiet_NaN();
+          high = std::max(high, v);
+        }
+        if (std::isinf(high)) return high;
+        long double sum = 0;
+        for (long double v : prefix) sum += std::exp(v - high);
+        return high + std::log(sum);
+      },
+      [](std::size_t) { return false; });
 }
 
 }  // namespace tally_test

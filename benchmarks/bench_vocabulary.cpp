@@ -1,0 +1,228 @@
+// Benchmark rows for the scan vocabulary (issue 14): each operator on a 4096 x 4096
+// float32 tensor along each axis, beside memcpy of the same output bytes in the same
+// binary (the issue's targets are ratios: 1.5x memcpy, 2x for logcumsumexp). Names are
+// "V<n><axis>/<implementation>", for example "V1a1/tally" and "V1a1/memcpy" (a1: along
+// the last axis, contiguous lines; a0: along the first axis, rows of running values).
+// Every tally call is checked once against a plain sequential loop before it is timed.
+// PyTorch's CPU kernels are not linked here (no libtorch in this build): those rows are
+// reported as skipped in the context.
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <tally/tally.hpp>
+
+namespace {
+
+constexpr std::size_t side = 4096, count = side * side;
+
+struct free_deleter {
+  void operator()(void* p) const noexcept { std::free(p); }
+};
+
+/// 64-byte aligned, every page touched before timing.
+template <class T>
+std::shared_ptr<T> buffer(std::size_t n) {
+  void* p = std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64);
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, n * sizeof(T));
+  return std::shared_ptr<T>(static_cast<T*>(p), free_deleter{});
+}
+
+/// Reproducible inputs in [-1, 1), with a NaN every 97 elements for the NaN-skipping rows
+/// and a reset flag every 61.
+struct inputs {
+  std::shared_ptr<float> x = buffer<float>(count), x_nan = buffer<float>(count);
+  std::shared_ptr<std::uint8_t> flags = buffer<std::uint8_t>(count);
+  inputs() {
+    std::uint64_t s = 14;
+    for (std::size_t i = 0; i < count; ++i) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      const float v = static_cast<float>(static_cast<double>(s >> 11) * 0x1p-52 - 1.0);
+      x.get()[i] = v;
+      x_nan.get()[i] = i % 97 == 0 ? NAN : v;
+      flags.get()[i] = i % 61 == 0;
+    }
+  }
+};
+
+const inputs& data() {
+  static const inputs d;
+  return d;
+}
+
+/// Runs f over every line of the matrix along `axis` with a sequential state: the
+/// independent check of each operator (in the input's own order).
+template <class F>
+void for_lines(int axis, F&& f) {
+  for (std::size_t line = 0; line < side; ++line) {
+    const std::size_t start = axis == 1 ? line * side : line;
+    const std::size_t step = axis == 1 ? 1 : side;
+    f(start, step);
+  }
+}
+
+/// |got - want| <= bound (a NaN only where want is NaN).
+bool near(double got, double want, double bound) {
+  if (std::isnan(want)) return std::isnan(got);
+  return std::fabs(got - want) <= bound;
+}
+
+/// The float32 rounding bound of a sum of n terms with sum|x| = magnitude.
+double sum_bound(std::size_t n, double magnitude) { return static_cast<double>(n + 1) * 0x1p-24 * magnitude; }
+
+/// One row: `run` is timed, `check` verifies its output once first; `bytes` are the output
+/// bytes (for the matching memcpy row).
+void add(const std::string& name, std::size_t bytes, std::function<void()> run, std::function<bool()> check) {
+  benchmark::RegisterBenchmark((name + "/tally").c_str(), [run, check](benchmark::State& state) {
+    run();
+    if (!check()) {
+      state.SkipWithError("result differs from the sequential loop");
+      return;
+    }
+    for (auto _ : state) run();
+  })->UseRealTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark((name + "/memcpy").c_str(), [bytes](benchmark::State& state) {
+    const auto from = buffer<unsigned char>(bytes), to = buffer<unsigned char>(bytes);
+    for (auto _ : state) {
+      std::memcpy(to.get(), from.get(), bytes);
+      benchmark::ClobberMemory();
+    }
+  })->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
+void register_axis(int axis) {
+  const std::string a = axis == 1 ? "a1" : "a0";
+  const tally::tensor_view<const float> in(data().x.get(), {side, side});
+  const tally::tensor_view<const float> in_nan(data().x_nan.get(), {side, side});
+  const tally::tensor_view<const std::uint8_t> resets(data().flags.get(), {side, side});
+  const auto out = buffer<float>(count);
+  const auto wide = buffer<double>(count);
+  const auto index = buffer<std::int64_t>(count);
+  const tally::tensor_view<float> y(out.get(), {side, side});
+  const tally::tensor_view<double> w(wide.get(), {side, side});
+  const tally::tensor_view<std::int64_t> idx(index.get(), {side, side});
+  const float* x = data().x.get();
+  const float* xn = data().x_nan.get();
+  const std::uint8_t* f = data().flags.get();
+
+  // V0: the SIMD engine's cumsum, for reference.
+  add("V0" + a, count * 4, [=] { tally::cumsum(in, y, axis); }, [=] {
+    bool ok = true;
+    for_lines(axis, [&](std::size_t s, std::size_t step) {
+      double sum = 0, magnitude = 0;
+      for (std::size_t k = 0; k < side; ++k) {
+        sum += x[s + k * step];
+        magnitude += std::fabs(x[s + k * step]);
+        ok = ok && near(out.get()[s + k * step], sum, sum_bound(k + 1, magnitude));
+      }
+    });
+    return ok;
+  });
+  // V1: cummax values; V2: with indices.
+  const auto check_max = [=](bool with_indices) {
+    bool ok = true;
+    for_lines(axis, [&](std::size_t s, std::size_t step) {
+      float best = x[s];
+      std::int64_t at = 0;
+      for (std::size_t k = 0; k < side; ++k) {
+        if (x[s + k * step] >= best) best = x[s + k * step], at = static_cast<std::int64_t>(k);
+        ok = ok && out.get()[s + k * step] == best && (!with_indices || index.get()[s + k * step] == at);
+      }
+    });
+    return ok;
+  };
+  add("V1" + a, count * 4, [=] { tally::cummax(in, y, axis); }, [=] { return check_max(false); });
+  add("V2" + a, count * 12, [=] { tally::cummax(in, y, idx, axis); }, [=] { return check_max(true); });
+  // V3: logcumsumexp.
+  add("V3" + a, count * 4, [=] { tally::logcumsumexp(in, y, axis); }, [=] {
+    bool ok = true;
+    for_lines(axis, [&](std::size_t s, std::size_t step) {
+      double r = -INFINITY;
+      for (std::size_t k = 0; k < side; ++k) {
+        const double v = x[s + k * step], hi = std::max(r, v), lo = std::min(r, v);
+        r = hi + std::log1p(std::exp(lo - hi));
+        ok = ok && near(out.get()[s + k * step], r, 0x1p-22 * std::max(1.0, std::fabs(r)));
+      }
+    });
+    return ok;
+  });
+  // V4: nancumsum.
+  add("V4" + a, count * 4, [=] { tally::nancumsum(in_nan, y, axis); }, [=] {
+    bool ok = true;
+    for_lines(axis, [&](std::size_t s, std::size_t step) {
+      double sum = 0, magnitude = 0;
+      for (std::size_t k = 0; k < side; ++k) {
+        const double v = std::isnan(xn[s + k * step]) ? 0.0 : xn[s + k * step];
+        sum += v;
+        magnitude += std::fabs(v);
+        ok = ok && near(out.get()[s + k * step], sum, sum_bound(k + 1, magnitude));
+      }
+    });
+    return ok;
+  });
+  // V5: cumsum float32 -> float64 (8 output bytes per element).
+  add("V5" + a, count * 8, [=] { tally::cumsum<float, double>(in, w, axis); }, [=] {
+    bool ok = true;
+    for_lines(axis, [&](std::size_t s, std::size_t step) {
+      double sum = 0;
+      for (std::size_t k = 0; k < side; ++k) {
+        sum += x[s + k * step];
+        ok = ok && wide.get()[s + k * step] == sum;
+      }
+    });
+    return ok;
+  });
+  // V6: segmented cumsum.
+  add("V6" + a, count * 4, [=] { tally::cumsum(in, y, axis, resets); }, [=] {
+    bool ok = true;
+    for_lines(axis, [&](std::size_t s, std::size_t step) {
+      float sum = 0;
+      for (std::size_t k = 0; k < side; ++k) {
+        if (f[s + k * step]) sum = 0;
+        sum += x[s + k * step];
+        ok = ok && out.get()[s + k * step] == sum;
+      }
+    });
+    return ok;
+  });
+  // V7: a user operator (a plain sum as a lambda: the speed of a scalar loop).
+  add("V7" + a, count * 4, [=] { tally::scan(in, y, axis, [](float p, float q) { return p + q; }, 0.0f); }, [=] {
+    bool ok = true;
+    for_lines(axis, [&](std::size_t s, std::size_t step) {
+      float sum = 0;
+      for (std::size_t k = 0; k < side; ++k) {
+        sum += x[s + k * step];
+        ok = ok && out.get()[s + k * step] == sum;
+      }
+    });
+    return ok;
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::AddCustomContext("tally_simd", tally::to_string(tally::active_simd_variant()));
+  benchmark::AddCustomContext("pytorch", "skipped: libtorch is not linked into this benchmark");
+  benchmark::AddCustomContext("compiler", __VERSION__);
+  register_axis(1);
+  register_axis(0);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,832 @@
+// The scan vocabulary (shared/spec/scan-vocabulary.md) against the one oracle
+// (tests/support/reference.hpp): wider outputs, include_initial, nancumsum / nancumprod,
+// cummax / cummin with and without indices, logcumsumexp, user operators (a
+// non-commutative one among them), segmented scans, complex and bfloat16 elements, on
+// random layouts (permuted, padded, reversed, broadcast inputs, outputs overlapping the
+// input), with the elements outside the output left untouched; thread-count
+// independence; and every refusal (code, argument named, nothing written).
+#include <tally/tally.hpp>
+
+#include <array>
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "catch.hpp"
+#include "support/bits.hpp"
+#include "support/random.hpp"
+#include "support/reference.hpp"
+
+namespace {
+
+using tally::scan_options;
+using tally::status_code;
+using tally::tensor_view;
+using tally_test::line_mode;
+using tally_test::pick;
+using tally_test::rng_t;
+using tally_test::scan_op;
+
+/// A 2x2 integer matrix: multiplication is associative and not commutative, so any
+/// swapped or regrouped application changes the result.
+struct mat2 {
+  std::int64_t a, b, c, d;
+};
+mat2 multiply(const mat2& x, const mat2& y) {
+  return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
+}
+bool operator==(const mat2& x, const mat2& y) { return x.a == y.a && x.b == y.b && x.c == y.c && x.d == y.d; }
+
+// ---------------------------------------------------------------------------------------
+// Random layouts
+
+/// A strided view's shape in a buffer: element (i...) is at base + sum i[d] * strides[d].
+struct placement {
+  std::vector<std::size_t> sizes;
+  std::vector<std::ptrdiff_t> strides;
+  std::ptrdiff_t base = 0;
+  std::size_t span = 0;  // the buffer needs at least base-relative offsets below this
+
+  std::size_t count() const {
+    std::size_t n = 1;
+    for (std::size_t s : sizes) n *= s;
+    return n;
+  }
+  std::ptrdiff_t offset(const std::size_t* index) const {
+    return base + tally_test::offset_of(sizes.size(), index, strides.data());
+  }
+};
+
+/// Dimensions in a random memory order, sometimes padded, some reversed; with
+/// `broadcast`, sometimes one dimension of stride 0 (inputs only). Offsets lie in [0, span).
+placement random_placement(rng_t& rng, const std::vector<std::size_t>& sizes, bool broadcast) {
+  placement p;
+  p.sizes = sizes;
+  const std::size_t rank = sizes.size();
+  p.strides.assign(rank, 0);
+  std::vector<std::size_t> order(rank);
+  for (std::size_t d = 0; d < rank; ++d) order[d] = d;
+  for (std::size_t d = rank; d > 1; --d) std::swap(order[d - 1], order[pick(rng, d)]);
+  std::ptrdiff_t running = 1;
+  for (std::size_t k = rank; k-- > 0;) {
+    const std::size_t d = order[k];
+    p.strides[d] = running;
+    running *= static_cast<std::ptrdiff_t>(std::max<std::size_t>(sizes[d], 1));
+    if (tally_test::one_in(rng, 3)) running += static_cast<std::ptrdiff_t>(pick(rng, 3));
+  }
+  if (broadcast && rank > 0 && tally_test::one_in(rng, 4)) p.strides[pick(rng, rank)] = 0;
+  for (std::size_t d = 0; d < rank; ++d)
+    if (tally_test::one_in(rng, 3)) {
+      p.base += static_cast<std::ptrdiff_t>(std::max<std::size_t>(sizes[d], 1) - 1) * p.strides[d];
+      p.strides[d] = -p.strides[d];
+    }
+  p.span = static_cast<std::size_t>(running) + 1;
+  return p;
+}
+
+template <class T>
+tensor_view<T> view_of(T* buffer, const placement& p) {
+  return tensor_view<T>(buffer + p.base, p.sizes.size(), p.sizes.data(), p.strides.data());
+}
+
+/// Random sizes: rank 1..4, mostly 1..6, sometimes 0, sometimes one dimension long
+/// enough to exceed the engine's tiles of 64 lines.
+std::vector<std::size_t> random_sizes(rng_t& rng) {
+  std::vector<std::size_t> sizes(1 + pick(rng, 4));
+  for (std::size_t& s : sizes) s = tally_test::one_in(rng, 12) ? 0 : 1 + pick(rng, 6);
+  if (tally_test::one_in(rng, 4)) sizes[pick(rng, sizes.size())] = 60 + pick(rng, 80);
+  return sizes;
+}
+
+// ---------------------------------------------------------------------------------------
+// Values
+
+/// A random element; `specials` adds NaN, infinities and signed zeros; `exact` keeps
+/// floats at halves of small integers (so sums are exact in any order).
+template <class T>
+T random_value(rng_t& rng, bool specials, bool exact = false) {
+  if constexpr (std::is_same_v<T, mat2>) {
+    const auto small = [&] { return static_cast<std::int64_t>(pick(rng, 5)) - 2; };
+    return mat2{small(), small(), small(), small()};
+  } else if constexpr (std::is_integral_v<T>) {
+    std::uint64_t bits = rng();
+    T v;
+    std::memcpy(&v, &bits, sizeof v);
+    if (tally_test::one_in(rng, 2)) v = static_cast<T>(static_cast<int>(pick(rng, 7)) - 3);  // small, also for products
+    return v;
+  } else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+    using R = typename T::value_type;
+    return T(random_value<R>(rng, specials, exact), random_value<R>(rng, specials, exact));
+  } else {
+    double v = static_cast<double>(static_cast<int>(pick(rng, 9)) - 4) * 0.5;  // exact sums
+    if (!exact && tally_test::one_in(rng, 2)) v = (tally_test::unit(rng) - 0.5) * 8.0;
+    if (specials && tally_test::one_in(rng, 8)) {
+      const double s[] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                          -std::numeric_limits<double>::infinity(), -0.0, 0.0};
+      v = s[pick(rng, 5)];
+    }
+    if constexpr (std::is_same_v<T, tally::half> || std::is_same_v<T, tally::bfloat16>)
+      return T(static_cast<float>(v));
+    else
+      return static_cast<T>(v);
+  }
+}
+
+/// Same bits, or both NaN (payloads are not specified).
+template <class T>
+bool same_value(const T& a, const T& b) {
+  if (tally_test::ref_is_nan(a) && tally_test::ref_is_nan(b)) return true;
+  return tally_test::same_bits(a, b);
+}
+
+template <class T>
+std::string show(const T& x) {
+  if constexpr (std::is_same_v<T, mat2>)
+    return "[" + std::to_string(x.a) + " " + std::to_string(x.b) + "; " + std::to_string(x.c) + " " +
+           std::to_string(x.d) + "]";
+  else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
+    return "(" + std::to_string(x.real()) + "," + std::to_string(x.imag()) + ")";
+  else if constexpr (std::is_integral_v<T>)
+    return std::to_string(static_cast<long long>(x));
+  else if constexpr (std::is_class_v<T>)
+    return std::to_string(tally_test::to_double(x));
+  else
+    return std::to_string(static_cast<double>(x));
+}
+
+// ---------------------------------------------------------------------------------------
+// The randomized harness for one-output operators
+
+/// What a test lets the harness vary.
+struct allowed {
+  bool exclusive = true, include_initial = true, overlap = true, specials = true, exact = false;
+};
+
+/// Runs `cases` random cases of call(in, out, axis, options), each compared line by line
+/// with expect(line_in, mode) -> outputs in output order, by match(got, expected).
+/// Elements of the buffers outside the output view must keep their bits.
+template <class In, class Out, class Call, class Expect, class Match>
+void random_cases(std::uint64_t seed, int cases, allowed a, Call&& call, Expect&& expect, Match&& match) {
+  rng_t rng(seed);
+  for (int c = 0; c < cases; ++c) {
+    const std::vector<std::size_t> sizes = random_sizes(rng);
+    const std::size_t rank = sizes.size(), axis = pick(rng, rank);
+    const int axis_arg = tally_test::one_in(rng, 2) ? static_cast<int>(axis) - static_cast<int>(rank)
+                                                    : static_cast<int>(axis);
+    line_mode m;
+    m.decreasing = tally_test::one_in(rng, 2);
+    const std::uint64_t mode_pick = pick(rng, 3);
+    m.include_initial = a.include_initial && mode_pick == 1;
+    m.exclusive = a.exclusive && mode_pick == 2;
+    scan_options options(m.decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing,
+                         m.exclusive, 1 + static_cast<unsigned>(pick(rng, 3)));
+    options.include_initial = m.include_initial;
+    std::vector<std::size_t> out_sizes = sizes;
+    out_sizes[axis] += m.include_initial ? 1 : 0;
+
+    // Placement: separate buffers, in place, or the output elsewhere in the input's buffer.
+    int overlap = 0;
+    if constexpr (std::is_same_v<In, Out>)
+      if (a.overlap) overlap = static_cast<int>(pick(rng, 3));
+    if (overlap == 1 && m.include_initial) overlap = 2;  // shapes differ: cannot be exactly in place
+    const placement in_p = random_placement(rng, sizes, overlap != 1);
+    placement out_p = overlap == 1 ? in_p : random_placement(rng, out_sizes, false);
+    std::vector<In> in_buffer(in_p.span);
+    for (In& v : in_buffer) v = random_value<In>(rng, a.specials, a.exact);
+    std::vector<Out> out_buffer;
+    if (overlap == 2) {
+      out_p.base += static_cast<std::ptrdiff_t>(pick(rng, in_p.span));
+      if constexpr (std::is_same_v<In, Out>)
+        in_buffer.resize(std::max(in_buffer.size(), static_cast<std::size_t>(out_p.base) + out_p.span),
+                         random_value<In>(rng, a.specials));
+    } else if (overlap == 0) {
+      out_buffer.resize(out_p.span);
+      for (Out& v : out_buffer) v = random_value<Out>(rng, a.specials);
+    }
+    Out* out_data;
+    if constexpr (std::is_same_v<In, Out>)
+      out_data = overlap ? in_buffer.data() : out_buffer.data();
+    else
+      out_data = out_buffer.data();
+    const std::vector<In> in_before = in_buffer;
+    const std::vector<Out> out_before = out_buffer;
+
+    // The oracle reads the input lines before the call.
+    std::vector<decltype(expect(std::declval<const std::vector<In>&>(), m))> expected;
+    tally_test::for_each_line(rank, sizes.data(), axis, [&](const std::size_t* base) {
+      std::vector<std::size_t> index(base, base + rank);
+      std::vector<In> line(sizes[axis]);
+      for (std::size_t i = 0; i < sizes[axis]; ++i) {
+        index[axis] = i;
+        line[i] = in_before[static_cast<std::size_t>(in_p.offset(index.data()))];
+      }
+      expected.push_back(expect(line, m));
+    });
+
+    INFO("seed " << seed << " case " << c << " rank " << rank << " axis " << axis_arg << " decreasing "
+                 << m.decreasing << " exclusive " << m.exclusive << " include_initial " << m.include_initial
+                 << " overlap " << overlap << " threads " << options.threads);
+    call(tensor_view<const In>(view_of<const In>(in_buffer.data(), in_p)), view_of<Out>(out_data, out_p), axis_arg,
+         options);
+
+    // Every output element, and nothing else written.
+    std::vector<bool> is_output(overlap ? in_buffer.size() : out_buffer.size(), false);
+    std::size_t line_number = 0;
+    bool all_match = true;
+    tally_test::for_each_line(rank, sizes.data(), axis, [&](const std::size_t* base) {
+      std::vector<std::size_t> index(base, base + rank);
+      const auto& want = expected[line_number++];
+      for (std::size_t i = 0; i < out_sizes[axis] && all_match; ++i) {
+        index[axis] = i;
+        const auto at = static_cast<std::size_t>(out_p.offset(index.data()));
+        is_output[at] = true;
+        if (!match(out_data[at], want[i])) {
+          all_match = false;
+          FAIL_CHECK("line " << line_number - 1 << " element " << i << ": got " << show(out_data[at]) << ", expected "
+                             << show(want[i]));
+        }
+      }
+    });
+    if (!all_match) return;
+    for (std::size_t k = 0; k < is_output.size(); ++k) {
+      if (is_output[k]) continue;
+      const bool kept = overlap ? tally_test::same_bits(in_buffer[k], in_before[k])
+                                : tally_test::same_bits(out_buffer[k], out_before[k]);
+      if (!kept) FAIL("element " << k << " outside the output was written");
+    }
+    if (!overlap && !tally_test::same_bits(in_buffer, in_before)) FAIL("the input was written");
+  }
+}
+
+template <class T>
+bool bitwise(const T& got, const T& want) {
+  return same_value(got, want);
+}
+
+// ---------------------------------------------------------------------------------------
+// Sums and products into wider types, include_initial, NaN-skipping
+
+template <class In, class Out>
+void check_arithmetic(std::uint64_t seed, scan_op op, bool nan) {
+  const auto call = [&](tensor_view<const In> in, tensor_view<Out> out, int axis, const scan_options& o) {
+    if (nan)
+      op == scan_op::sum ? tally::nancumsum<In, Out>(in, out, axis, o) : tally::nancumprod<In, Out>(in, out, axis, o);
+    else
+      op == scan_op::sum ? tally::cumsum<In, Out>(in, out, axis, o) : tally::cumprod<In, Out>(in, out, axis, o);
+  };
+  const auto expect = [&](const std::vector<In>& line, line_mode m) {
+    return tally_test::arithmetic_line<In, Out>(op, nan, line, m);
+  };
+  allowed a;
+  // Float sums on the SIMD engine (same types, no NaN skipping) regroup within the
+  // rounding bound: exact data (halves of small integers) makes every order agree bitwise.
+  if constexpr (std::is_same_v<In, Out> && tally::is_element_type_v<In>)
+    if (!nan) {
+      a.specials = false;
+      a.exact = true;
+    }
+  random_cases<In, Out>(seed, 150, a, call, expect, bitwise<Out>);
+}
+
+TEST_CASE("cumsum and cumprod into a wider type equal the sequential fold in that type (NumPy's dtype=)") {
+  check_arithmetic<std::int8_t, std::int64_t>(1, scan_op::sum, false);
+  check_arithmetic<std::int8_t, std::int16_t>(2, scan_op::sum, false);
+  check_arithmetic<std::uint8_t, std::int32_t>(3, scan_op::product, false);
+  check_arithmetic<std::uint16_t, std::uint64_t>(4, scan_op::sum, false);
+  check_arithmetic<std::int32_t, std::int64_t>(5, scan_op::product, false);
+  check_arithmetic<std::int16_t, float>(6, scan_op::sum, false);
+  check_arithmetic<float, double>(7, scan_op::sum, false);
+  check_arithmetic<float, double>(8, scan_op::product, false);
+  check_arithmetic<tally::half, float>(9, scan_op::sum, false);
+  check_arithmetic<tally::bfloat16, double>(10, scan_op::sum, false);
+  check_arithmetic<std::complex<float>, std::complex<double>>(11, scan_op::sum, false);
+}
+
+TEST_CASE("include_initial on the SIMD engine's cumsum and cumprod: the identity first, in both directions") {
+  check_arithmetic<float, float>(20, scan_op::sum, false);
+  check_arithmetic<double, double>(21, scan_op::product, false);
+  check_arithmetic<std::int32_t, std::int32_t>(22, scan_op::sum, false);
+  check_arithmetic<std::uint8_t, std::uint8_t>(23, scan_op::product, false);
+  check_arithmetic<tally::half, tally::half>(24, scan_op::sum, false);
+}
+
+TEST_CASE("nancumsum and nancumprod: NaN counts as +0 and 1, with any output type") {
+  check_arithmetic<float, float>(30, scan_op::sum, true);
+  check_arithmetic<double, double>(31, scan_op::product, true);
+  check_arithmetic<float, double>(32, scan_op::sum, true);
+  check_arithmetic<tally::half, tally::half>(33, scan_op::sum, true);
+  check_arithmetic<std::int16_t, std::int16_t>(34, scan_op::sum, true);
+  check_arithmetic<std::complex<double>, std::complex<double>>(35, scan_op::sum, true);
+}
+
+TEST_CASE("complex and bfloat16 cumsum and cumprod") {
+  check_arithmetic<std::complex<float>, std::complex<float>>(40, scan_op::sum, false);
+  check_arithmetic<std::complex<double>, std::complex<double>>(41, scan_op::product, false);
+  check_arithmetic<tally::bfloat16, tally::bfloat16>(42, scan_op::sum, false);
+  check_arithmetic<tally::bfloat16, float>(43, scan_op::product, false);
+}
+
+TEST_CASE("nancumsum of an all-NaN line writes +0 (NumPy replaces NaN by 0), a line of -0.0 keeps -0.0") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> x = {nan, -0.0f, nan};
+  std::vector<float> y(3, 7.0f);
+  tally::nancumsum<float>(tensor_view<const float>(x.data(), {3}), tensor_view<float>(y.data(), {3}), 0);
+  CHECK(tally_test::same_bits(y, tally_test::arithmetic_line<float, float>(scan_op::sum, true, x, {})));
+  CHECK_FALSE(std::signbit(y[0]));
+  const std::vector<float> z = {-0.0f, -0.0f};
+  tally::nancumsum<float>(tensor_view<const float>(z.data(), {2}), tensor_view<float>(y.data(), {2}), 0);
+  CHECK(std::signbit(y[1]));
+}
+
+// ---------------------------------------------------------------------------------------
+// logcumsumexp
+
+template <class T>
+void check_logcumsumexp(std::uint64_t seed) {
+  const auto call = [](tensor_view<const T> in, tensor_view<T> out, int axis, const scan_options& o) {
+    tally::logcumsumexp<T>(in, out, axis, o);
+  };
+  const auto expect = [](const std::vector<T>& line, line_mode m) {
+    const std::vector<long double> wide = tally_test::logcumsumexp_line(line, m);
+    std::vector<long double> out(wide.begin(), wide.end());
+    return out;
+  };
+  // Within 4 ulp of T (the engine keeps a double and rounds once per output; for double
+  // outputs each of the n steps may add an ulp of the running value, hence n ulp).
+  const auto match = [](const T& got, long double want) {
+    const double g = tally_test::to_double(got);
+    if (std::isnan(want)) return std::isnan(g);
+    if (std::isinf(want)) return g == static_cast<double>(want);
+    constexpr int digits = std::is_same_v<T, double> ? 53 : std::is_same_v<T, float> ? 24
+                           : std::is_same_v<T, tally::half> ? 11 : 8;
+    // Ulps of the result, or of the inputs' scale (|x| <= 4 here) when the result is
+    // smaller: max + log1p(...) cancels near 0, where only absolute accuracy exists.
+    const double scale = std::max(std::fabs(static_cast<double>(want)), 4.0);
+    const long double ulp = std::ldexp(1.0L, std::ilogb(scale) - digits + 1);
+    const long double slack = std::is_same_v<T, double> ? 140.0L : 4.0L;  // lines are at most 140 long
+    return std::fabs(static_cast<long double>(g) - want) <= slack * ulp;
+  };
+  random_cases<T, T>(seed, 150, allowed{}, call, expect,
+                     [&](const T& got, long double want) { return match(got, want); });
+}
+
+// random_cases compares outputs of type Out with expected values of the expect's type.
+TEST_CASE("logcumsumexp within a few ulp of the long double prefix formula; -inf, +inf and NaN rules") {
+  check_logcumsumexp<float>(50);
+  check_logcumsumexp<double>(51);
+  check_logcumsumexp<tally::half>(52);
+  check_logcumsumexp<tally::bfloat16>(53);
+}
+
+TEST_CASE("logcumsumexp special values: -inf is the identity, +inf absorbs, NaN propagates") {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> x = {-inf, -inf, 0.0f, inf, 1.0f, -inf, nan, 2.0f};
+  std::vector<float> y(x.size());
+  tally::logcumsumexp<float>(tensor_view<const float>(x.data(), {x.size()}), tensor_view<float>(y.data(), {y.size()}),
+                             0);
+  const std::vector<long double> want = tally_test::logcumsumexp_line(x, {});
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    INFO("element " << i);
+    if (std::isnan(want[i]))
+      CHECK(std::isnan(y[i]));
+    else
+      CHECK(static_cast<long double>(y[i]) == want[i]);  // -inf, 0 (exactly log(1)) and +inf
+  }
+  // Large values do not overflow: log(exp(1000) + exp(1000)) = 1000 + log 2.
+  const std::vector<double> big = {1000.0, 1000.0};
+  std::vector<double> r(2);
+  tally::logcumsumexp<double>(tensor_view<const double>(big.data(), {2}), tensor_view<double>(r.data(), {2}), 0);
+  CHECK(std::fabs(r[1] - (1000.0 + std::log(2.0))) <= 1e-12);
+}
+
+// ---------------------------------------------------------------------------------------
+// cummax / cummin
+
+template <class T>
+void check_extremum(std::uint64_t seed, bool max) {
+  rng_t rng(seed);
+  for (int c = 0; c < 200; ++c) {
+    const std::vector<std::size_t> sizes = random_sizes(rng);
+    const std::size_t rank = sizes.size(), axis = pick(rng, rank);
+    const bool decreasing = tally_test::one_in(rng, 2), with_indices = !tally_test::one_in(rng, 4);
+    scan_options options(decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing, false,
+                         1 + static_cast<unsigned>(pick(rng, 3)));
+    const int overlap = static_cast<int>(pick(rng, 3));  // 0 separate, 1 in place, 2 shifted into the input
+    const placement in_p = random_placement(rng, sizes, overlap != 1);
+    placement values_p = overlap == 1 ? in_p : random_placement(rng, sizes, false);
+    const placement index_p = random_placement(rng, sizes, false);
+    std::vector<T> buffer(in_p.span);
+    // Few distinct values, so that ties are common.
+    for (T& v : buffer) v = tally_test::one_in(rng, 2) ? T(static_cast<int>(pick(rng, 4))) : random_value<T>(rng, true);
+    std::vector<T> values_buffer;
+    if (overlap == 2) {
+      values_p.base += static_cast<std::ptrdiff_t>(pick(rng, in_p.span));
+      buffer.resize(std::max(buffer.size(), static_cast<std::size_t>(values_p.base) + values_p.span), T(7));
+    } else if (overlap == 0) {
+      values_buffer.assign(values_p.span, T(9));
+    }
+    std::vector<std::int64_t> index_buffer(index_p.span, -7);
+    const std::vector<T> before = buffer;
+    T* values_data = overlap ? buffer.data() : values_buffer.data();
+    INFO("seed " << seed << " case " << c << " max " << max << " decreasing " << decreasing << " overlap " << overlap);
+    const tensor_view<const T> in = view_of<const T>(buffer.data(), in_p);
+    const tensor_view<T> values = view_of<T>(values_data, values_p);
+    const tensor_view<std::int64_t> indices = view_of<std::int64_t>(index_buffer.data(), index_p);
+    const int axis_arg = static_cast<int>(axis);
+    if (with_indices)
+      max ? tally::cummax<T>(in, values, indices, axis_arg, options) : tally::cummin<T>(in, values, indices, axis_arg, options);
+    else
+      max ? tally::cummax<T>(in, values, axis_arg, options) : tally::cummin<T>(in, values, axis_arg, options);
+    bool ok = true;
+    tally_test::for_each_line(rank, sizes.data(), axis, [&](const std::size_t* base) {
+      std::vector<std::size_t> index(base, base + rank);
+      std::vector<T> line(sizes[axis]);
+      for (std::size_t i = 0; i < sizes[axis]; ++i) {
+        index[axis] = i;
+        line[i] = before[static_cast<std::size_t>(in_p.offset(index.data()))];
+      }
+      const std::vector<std::int64_t> want = tally_test::extremum_line(max, line, decreasing);
+      for (std::size_t i = 0; i < sizes[axis] && ok; ++i) {
+        index[axis] = i;
+        const T got = values_data[values_p.offset(index.data())];
+        const std::int64_t got_index = index_buffer[static_cast<std::size_t>(index_p.offset(index.data()))];
+        const T& want_value = line[static_cast<std::size_t>(want[i])];
+        if (!same_value(got, want_value) || (with_indices ? got_index != want[i] : got_index != -7)) {
+          ok = false;
+          FAIL_CHECK("element " << i << ": got " << show(got) << " at " << got_index << ", expected "
+                                << show(want_value) << " at " << want[i]);
+        }
+      }
+    });
+    if (!ok) return;
+  }
+}
+
+TEST_CASE("cummax and cummin: ties take the later element, NaN sticks at its first index, input-order indices") {
+  check_extremum<float>(60, true);
+  check_extremum<float>(61, false);
+  check_extremum<double>(62, true);
+  check_extremum<std::int32_t>(63, false);
+  check_extremum<std::uint8_t>(64, true);
+  check_extremum<tally::half>(65, true);
+  check_extremum<tally::bfloat16>(66, false);
+  check_extremum<std::int64_t>(67, true);
+}
+
+TEST_CASE("cummax worked example: ties, NaN, decreasing direction") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> x = {1, 3, 2, 3, nan, 5, nan};
+  std::vector<float> v(x.size());
+  std::vector<std::int64_t> i(x.size());
+  tally::cummax<float>(tensor_view<const float>(x.data(), {7}), tensor_view<float>(v.data(), {7}),
+                       tensor_view<std::int64_t>(i.data(), {7}), 0);
+  CHECK(i == tally_test::extremum_line(true, x, false));
+  CHECK(i == std::vector<std::int64_t>{0, 1, 1, 3, 4, 4, 4});  // the spec's rules, read off by hand
+  tally::cummax<float>(tensor_view<const float>(x.data(), {4}), tensor_view<float>(v.data(), {4}),
+                       tensor_view<std::int64_t>(i.data(), {4}), 0, {tally::axis_direction::decreasing});
+  CHECK(std::vector<std::int64_t>(i.begin(), i.begin() + 4) == std::vector<std::int64_t>{1, 1, 3, 3});
+}
+
+// ---------------------------------------------------------------------------------------
+// User operators
+
+template <class T, class Op>
+void check_user(std::uint64_t seed, Op op, T identity, allowed a) {
+  const auto call = [&](tensor_view<const T> in, tensor_view<T> out, int axis, const scan_options& o) {
+    tally::scan<T>(in, out, axis, op, identity, o);
+  };
+  // A left fold from the first element: op(op(x0, x1), x2), the identity written only
+  // where nothing is combined.
+  struct state {
+    bool any;
+    T value;
+  };
+  const auto expect = [&](const std::vector<T>& line, line_mode m) {
+    return tally_test::vocabulary_line<T, state>(
+        line.size(), m.decreasing, m.exclusive, m.include_initial, state{false, identity}, identity,
+        [&](state& s, std::size_t i) {
+          s.value = s.any ? op(s.value, line[i]) : line[i];
+          s.any = true;
+        },
+        [](const state& s) { return s.value; }, [](std::size_t) { return false; });
+  };
+  random_cases<T, T>(seed, 200, a, call, expect, [](const T& got, const T& want) {
+    return std::memcmp(&got, &want, sizeof(T)) == 0;
+  });
+}
+
+TEST_CASE("scan with 2x2 matrix multiplication keeps the order: op(running, next) in the scan's direction") {
+  // Products of up to 140 random matrices would overflow int64: reduce every entry modulo
+  // a prime (matrix multiplication modulo p is still associative and not commutative).
+  const auto op = [](const mat2& x, const mat2& y) {
+    const mat2 r = multiply(x, y);
+    const auto mod = [](std::int64_t v) { return v % 1000003; };
+    return mat2{mod(r.a), mod(r.b), mod(r.c), mod(r.d)};
+  };
+  check_user<mat2>(70, op, mat2{1, 0, 0, 1}, allowed{});
+}
+
+TEST_CASE("scan with a non-commutative operator on a worked example") {
+  const std::vector<mat2> x = {{1, 1, 0, 1}, {1, 0, 1, 1}, {2, 0, 0, 1}};
+  std::vector<mat2> y(3);
+  tally::scan<mat2>(tensor_view<const mat2>(x.data(), {3}), tensor_view<mat2>(y.data(), {3}), 0, multiply,
+                    mat2{1, 0, 0, 1});
+  CHECK(y[2] == multiply(multiply(x[0], x[1]), x[2]));
+  CHECK_FALSE(y[2] == multiply(multiply(x[2], x[1]), x[0]));  // the data really is order-sensitive
+  tally::scan<mat2>(tensor_view<const mat2>(x.data(), {3}), tensor_view<mat2>(y.data(), {3}), 0, multiply,
+                    mat2{1, 0, 0, 1}, {tally::axis_direction::decreasing});
+  CHECK(y[0] == multiply(multiply(x[2], x[1]), x[0]));  // running value first, next element second
+  // The identity is never combined with an element: a wrong "identity" shows only where
+  // nothing is combined (here, include_initial's extra element).
+  std::vector<mat2> z(4);
+  tally::scan_options initial;
+  initial.include_initial = true;
+  tally::scan<mat2>(tensor_view<const mat2>(x.data(), {3}), tensor_view<mat2>(z.data(), {4}), 0, multiply,
+                    mat2{7, 7, 7, 7}, initial);
+  CHECK(z[0] == mat2{7, 7, 7, 7});
+  CHECK(z[1] == x[0]);
+  CHECK(z[3] == multiply(multiply(x[0], x[1]), x[2]));
+}
+
+TEST_CASE("scan with ordinary operators (max of ints, sums of doubles), exclusive and include_initial") {
+  check_user<std::int32_t>(71, [](std::int32_t p, std::int32_t q) { return p > q ? p : q; },
+                           std::numeric_limits<std::int32_t>::min(), allowed{});
+  check_user<double>(72, [](double p, double q) { return p + q; }, 0.0, allowed{true, true, true, false});
+}
+
+// ---------------------------------------------------------------------------------------
+// Segmented scans
+
+template <class T>
+void check_segmented(std::uint64_t seed, scan_op op) {
+  rng_t rng(seed);
+  for (int c = 0; c < 200; ++c) {
+    const std::vector<std::size_t> sizes = random_sizes(rng);
+    const std::size_t rank = sizes.size(), axis = pick(rng, rank);
+    line_mode m;
+    m.decreasing = tally_test::one_in(rng, 2);
+    m.exclusive = tally_test::one_in(rng, 3);
+    m.include_initial = !m.exclusive && tally_test::one_in(rng, 3);
+    scan_options options(m.decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing,
+                         m.exclusive, 1 + static_cast<unsigned>(pick(rng, 3)));
+    options.include_initial = m.include_initial;
+    std::vector<std::size_t> out_sizes = sizes;
+    out_sizes[axis] += m.include_initial ? 1 : 0;
+    const placement in_p = random_placement(rng, sizes, true), out_p = random_placement(rng, out_sizes, false);
+    const placement resets_p = random_placement(rng, sizes, true);  // broadcast flags too
+    std::vector<T> in_buffer(in_p.span), out_buffer(out_p.span, T(5));
+    for (T& v : in_buffer) v = random_value<T>(rng, false);
+    std::vector<std::uint8_t> resets_buffer(resets_p.span);
+    for (std::uint8_t& r : resets_buffer) r = tally_test::one_in(rng, 4) ? static_cast<std::uint8_t>(1 + pick(rng, 255)) : 0;
+    INFO("seed " << seed << " case " << c);
+    const tensor_view<const T> in = view_of<const T>(in_buffer.data(), in_p);
+    const tensor_view<T> out = view_of<T>(out_buffer.data(), out_p);
+    const tensor_view<const std::uint8_t> resets = view_of<const std::uint8_t>(resets_buffer.data(), resets_p);
+    op == scan_op::sum ? tally::cumsum<T>(in, out, static_cast<int>(axis), resets, options)
+                       : tally::cumprod<T>(in, out, static_cast<int>(axis), resets, options);
+    bool ok = true;
+    tally_test::for_each_line(rank, sizes.data(), axis, [&](const std::size_t* base) {
+      std::vector<std::size_t> index(base, base + rank);
+      std::vector<T> line(sizes[axis]);
+      std::vector<std::uint8_t> flags(sizes[axis]);
+      for (std::size_t i = 0; i < sizes[axis]; ++i) {
+        index[axis] = i;
+        line[i] = in_buffer[static_cast<std::size_t>(in_p.offset(index.data()))];
+        flags[i] = resets_buffer[static_cast<std::size_t>(resets_p.offset(index.data()))];
+      }
+      const std::vector<T> want = tally_test::arithmetic_line<T, T>(op, false, line, m, flags);
+      for (std::size_t i = 0; i < out_sizes[axis] && ok; ++i) {
+        index[axis] = i;
+        const T got = out_buffer[static_cast<std::size_t>(out_p.offset(index.data()))];
+        if (!same_value(got, want[i])) {
+          ok = false;
+          FAIL_CHECK("element " << i << ": got " << show(got) << ", expected " << show(want[i]));
+        }
+      }
+    });
+    if (!ok) return;
+  }
+}
+
+TEST_CASE("segmented cumsum and cumprod restart at every nonzero flag, in the scan's direction") {
+  check_segmented<float>(80, scan_op::sum);
+  check_segmented<double>(81, scan_op::product);
+  check_segmented<std::int32_t>(82, scan_op::sum);
+  check_segmented<std::uint8_t>(83, scan_op::product);
+  check_segmented<tally::half>(84, scan_op::sum);
+}
+
+// ---------------------------------------------------------------------------------------
+// Threads
+
+TEST_CASE("every vocabulary operator gives the same bits on 1, 2 and 5 threads (lines split, tiles too)") {
+  rng_t rng(90);
+  for (const std::vector<std::size_t>& sizes :
+       {std::vector<std::size_t>{300, 700}, std::vector<std::size_t>{2, 90, 1100}, std::vector<std::size_t>{70000}}) {
+    for (std::size_t axis = 0; axis < sizes.size(); ++axis) {
+      std::size_t n = 1;
+      for (std::size_t s : sizes) n *= s;
+      std::vector<float> x(n);
+      for (float& v : x) v = random_value<float>(rng, true);
+      std::vector<std::uint8_t> flags(n);
+      for (std::uint8_t& f : flags) f = tally_test::one_in(rng, 50);
+      const tensor_view<const float> in(x.data(), sizes.size(), sizes.data());
+      const tensor_view<const std::uint8_t> resets(flags.data(), sizes.size(), sizes.data());
+      const auto run_all = [&](unsigned threads) {
+        std::vector<std::vector<unsigned char>> results;
+        const auto keep = [&](const auto& v) {
+          results.emplace_back(reinterpret_cast<const unsigned char*>(v.data()),
+                               reinterpret_cast<const unsigned char*>(v.data() + v.size()));
+        };
+        std::vector<float> y(n);
+        std::vector<double> w(n);
+        std::vector<std::int64_t> idx(n);
+        const tensor_view<float> out(y.data(), sizes.size(), sizes.data());
+        const scan_options o({}, false, threads);
+        const int a = static_cast<int>(axis);
+        tally::cummax<float>(in, out, tensor_view<std::int64_t>(idx.data(), sizes.size(), sizes.data()), a, o);
+        keep(y);
+        keep(idx);
+        tally::logcumsumexp<float>(in, out, a, o);
+        keep(y);
+        tally::nancumsum<float>(in, out, a, o);
+        keep(y);
+        tally::cumsum<float, double>(in, tensor_view<double>(w.data(), sizes.size(), sizes.data()), a, o);
+        keep(w);
+        tally::cumsum<float>(in, out, a, resets, o);
+        keep(y);
+        tally::scan<float>(in, out, a, [](float p, float q) { return p * 0.5f + q; }, 0.0f, o);  // not associative:
+        keep(y);  // still the same bits, since each line is folded in order on one thread
+        return results;
+      };
+      CHECK(run_all(1) == run_all(2));
+      CHECK(run_all(1) == run_all(5));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Refusals: a code, a message naming the argument, nothing written
+
+template <class F>
+void check_refused(F&& f, status_code code, const char* word) {
+  try {
+    f();
+    FAIL("no error");
+  } catch (const tally::error& e) {
+    CHECK(e.code() == code);
+    CHECK(std::string(e.what()).find(word) != std::string::npos);
+  }
+}
+
+TEST_CASE("invalid calls throw tally::error naming the argument, and write nothing") {
+  std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  std::vector<float> y(8, 42.0f);
+  std::vector<std::int64_t> idx(8, 42);
+  const tensor_view<const float> in(x.data(), {2, 3});
+  const auto out = [&](std::size_t rows, std::size_t cols) { return tensor_view<float>(y.data(), {rows, cols}); };
+  scan_options both;
+  both.exclusive = true;
+  both.include_initial = true;
+  scan_options initial;
+  initial.include_initial = true;
+  const scan_options exclusive({}, true);
+
+  check_refused([&] { tally::cumsum<float>(in, out(2, 4), 1, both); }, status_code::invalid_option, "include_initial");
+  check_refused([&] { tally::cumsum<float, double>(in, tensor_view<double>(nullptr, {2, 0}), 1, both); },
+                status_code::invalid_option, "include_initial");
+  check_refused([&] { tally::cumsum<float>(in, out(2, 3), 1, initial); }, status_code::size_mismatch, "plus one");
+  check_refused([&] { tally::cumsum<float>(in, out(2, 4), 7, initial); }, status_code::invalid_axis, "axis");
+  check_refused([&] { tally::cumsum<float>(in, out(2, 4), -3, initial); }, status_code::invalid_axis, "axis");
+  check_refused([&] { tally::cumprod<float>(in, out(2, 3), -1, initial); }, status_code::size_mismatch, "plus one");
+  check_refused([&] { tally::logcumsumexp<float>(in, out(2, 3), 1, initial); }, status_code::size_mismatch, "output");
+  check_refused([&] { tally::logcumsumexp<float>(in, out(2, 4), 0); }, status_code::size_mismatch, "output");
+  check_refused([&] { tally::nancumsum<float>(in, out(2, 3), 2); }, status_code::invalid_axis, "axis");
+  check_refused([&] { tally::cummax<float>(in, out(2, 3), tensor_view<std::int64_t>(idx.data(), {2, 3}), 1, exclusive); },
+                status_code::invalid_option, "cummax");
+  check_refused([&] { tally::cummin<float>(in, out(2, 3), 1, exclusive); }, status_code::invalid_option, "cummin");
+  check_refused([&] { tally::cummax<float>(in, out(3, 3), 1, initial); }, status_code::invalid_option, "cummax");
+  check_refused([&] { tally::cummax<float>(in, out(2, 3), tensor_view<std::int64_t>(idx.data(), {3, 2}), 1); },
+                status_code::size_mismatch, "indices");
+  check_refused([&] { tally::cummax<float>(in, out(2, 3), tensor_view<std::int64_t>(), 1); },
+                status_code::invalid_dimension_count, "indices");
+  check_refused(
+      [&] {
+        tally::cummax<float>(in, out(2, 3),
+                             tensor_view<std::int64_t>(reinterpret_cast<std::int64_t*>(y.data()), {2, 3}), 1);
+      },
+      status_code::overlapping_buffers, "indices");
+  check_refused([&] { tally::cummax<float>(in, tensor_view<float>(y.data(), {2, 3}, {0, 1}), 1); },
+                status_code::overlapping_output, "output");
+  // include_initial on the SIMD engine: the scanned part and the initial slice are each
+  // unique, but a zero stride along the axis puts them at one address.
+  check_refused([&] { tally::cumsum<float>(tensor_view<const float>(x.data(), {2, 1}),
+                                           tensor_view<float>(y.data(), {2, 2}, {1, 0}), 1, initial); },
+                status_code::overlapping_output, "output");
+  std::vector<std::uint8_t> flags(6, 0);
+  check_refused([&] { tally::cumsum<float>(in, out(2, 3), 1, tensor_view<const std::uint8_t>(flags.data(), {3, 2})); },
+                status_code::size_mismatch, "resets");
+  check_refused([&] { tally::cumsum<float>(in, out(2, 3), 1, tensor_view<const std::uint8_t>()); },
+                status_code::invalid_dimension_count, "resets");
+  check_refused([&] { tally::scan<float>(in, out(2, 2), 1, [](float p, float q) { return p + q; }, 0.0f); },
+                status_code::size_mismatch, "scan");
+  CHECK(y == std::vector<float>(8, 42.0f));
+  CHECK(idx == std::vector<std::int64_t>(8, 42));
+}
+
+TEST_CASE("include_initial with an empty axis writes just the identity (or the carry)") {
+  std::vector<float> y(3, 42.0f);
+  scan_options initial;
+  initial.include_initial = true;
+  tally::cumsum<float>(tensor_view<const float>(nullptr, {3, 0}), tensor_view<float>(y.data(), {3, 1}), 1, initial);
+  CHECK(tally_test::same_bits(y, std::vector<float>(3, 0.0f)));
+  std::vector<std::int64_t> z(2, 42);
+  tally::cumprod<std::int8_t, std::int64_t>(tensor_view<const std::int8_t>(nullptr, {0, 2}),
+                                            tensor_view<std::int64_t>(z.data(), {1, 2}), 0, initial);
+  CHECK(z == std::vector<std::int64_t>{1, 1});
+  // Chunked scans: the extra element is the carry.
+  const std::vector<float> x = {1, 2, 3, 4};
+  const std::vector<float> carry = {10, 20};
+  std::vector<float> w(6);
+  tally::cumsum<float>(tensor_view<const float>(x.data(), {2, 2}), tensor_view<float>(w.data(), {2, 3}), 1, initial,
+                       tensor_view<const float>(carry.data(), {2}), {});
+  CHECK(w == std::vector<float>{10, 11, 13, 20, 23, 27});
+}
+
+TEST_CASE("bfloat16 converts like the oracle's rounding on a sweep of floats") {
+  rng_t rng(100);
+  for (int k = 0; k < 200000; ++k) {
+    std::uint32_t bits = static_cast<std::uint32_t>(rng());
+    if (k < 1024) bits = static_cast<std::uint32_t>(k) << 22 | (k & 1 ? 0x8000u : 0x7fffu);  // halfway-ish patterns
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    const tally::bfloat16 b(f);
+    if (std::isnan(f)) {
+      CHECK(std::isnan(static_cast<float>(b)));
+      continue;
+    }
+    if (b.bits != tally_test::double_to_bfloat16(f)) FAIL("float bits " << bits);
+    if (tally_test::bfloat16_to_double(b.bits) != static_cast<double>(static_cast<float>(b))) FAIL("decode " << bits);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+TEST_CASE("0-d tensors: one element, axis 0 or -1, the output is the input (PyTorch)") {
+  const float x = -2.5f;
+  const std::int8_t small = -7;
+  for (int axis : {0, -1}) {
+    INFO("axis " << axis);
+    const tensor_view<const float> in(&x, {});
+    float y = 0;
+    std::int64_t at = 9;
+    const tensor_view<float> out(&y, {});
+    CHECK(in.rank() == 0);
+    CHECK(in.size() == 1);
+    tally::cumsum(in, out, axis);
+    CHECK(y == x);
+    y = 0;
+    tally::cumprod(in, out, axis, {tally::axis_direction::decreasing});
+    CHECK(y == x);
+    y = 0;
+    tally::cummax(in, out, tensor_view<std::int64_t>(&at, {}), axis);
+    CHECK((y == x && at == 0));
+    y = 0;
+    tally::logcumsumexp(in, out, axis);
+    CHECK(y == x);
+    y = 0;
+    tally::scan(in, out, axis, [](float p, float q) { return p - q; }, 0.0f);
+    CHECK(y == x);  // op is not applied to a single element
+    std::int64_t wide = 0;
+    tally::cumsum<std::int8_t, std::int64_t>(tensor_view<const std::int8_t>(&small, {}),
+                                             tensor_view<std::int64_t>(&wide, {}), axis);
+    CHECK(wide == -7);
+    // Exclusive: the empty sum.
+    y = 5;
+    tally::cumsum(in, out, axis, {tally::axis_direction::increasing, true});
+    CHECK(y == 0.0f);
+  }
+  float y = 42;
+  const tensor_view<const float> in(&x, {});
+  check_refused([&] { tally::cumsum(in, tensor_view<float>(&y, {}), 1); }, status_code::invalid_axis, "axis");
+  check_refused([&] { tally::cummin(in, tensor_view<float>(&y, {}), -2); }, status_code::invalid_axis, "axis");
+  scan_options initial;
+  initial.include_initial = true;
+  check_refused([&] { tally::cumsum(in, tensor_view<float>(&y, {}), 0, initial); }, status_code::size_mismatch,
+                "plus one");
+  // Rank 0 against rank 1 of one element: the ranks differ only on the surface.
+  float two[2] = {1, 1};
+  tally::cumsum(in, tensor_view<float>(two, {2}), 0, initial);
+  CHECK((two[0] == 0.0f && two[1] == x));
+  CHECK(y == 42);
+}
+
+}  // namespace
