@@ -136,11 +136,11 @@ void for_exact_types(F&& f) {
   f(tally_test::type_tag<std::int64_t>{});
 }
 
-TEST_CASE("shapes: short lines packed one after the other, every length up to and past 64", "[shapes]") {
+TEST_CASE("shapes: short lines packed one after the other, every length to 70, then to and past 256", "[shapes]") {
   rng_t rng(0x5047);
   for_exact_types([&](auto tag) {
     using T = typename decltype(tag)::type;
-    for (std::size_t length = 1; length <= 70; ++length)
+    for (std::size_t length = 1; length <= 260; length += length < 70 ? 1 : 47)
       for (std::size_t lines : {1u, 3u, 64u, 131u})
         for (bool product : {false, true})
           for (bool decreasing : {false, true})
@@ -158,7 +158,7 @@ TEST_CASE("shapes: narrow columns scanned down the rows, every width below a vec
   rng_t rng(0xc01);
   for_exact_types([&](auto tag) {
     using T = typename decltype(tag)::type;
-    for (std::size_t width = 1; width <= 40; ++width)
+    for (std::size_t width = 1; width <= 72; width += width < 40 ? 1 : 8)
       for (std::size_t rows : {1u, 2u, 7u, 33u, 300u})
         for (bool product : {false, true})
           for (bool decreasing : {false, true})

@@ -61,11 +61,11 @@ struct streaming_writer {
     if (s == 0) {
       flush();
       V::stream(dst, y);
-    } else if (held == dst - W) {  // ascending: the line is held's [s, W) then y's [0, s)
+    } else if (held && held + W == dst) {  // ascending: the line is held's [s, W) then y's [0, s)
       V::stream(held + s, V::window(value, y, s));
       write_lanes(lo, (std::min)(hi, s));
       held = dst, value = y, lo = s, hi = W;
-    } else if (held == dst + W) {  // descending: the line is y's [s, W) then held's [0, s)
+    } else if (held && dst + W == held) {  // descending: the line is y's [s, W) then held's [0, s)
       V::stream(dst + s, V::window(y, value, s));
       write_lanes((std::max)(lo, s), hi);
       held = dst, value = y, lo = 0, hi = s;
@@ -267,7 +267,7 @@ TALLY_SIMD_TARGET void scan_contiguous(line_state<acc_t<T>>& s, const T* in, T* 
     scan_contiguous_dir<Op, T, false>(s, in, out, n, exclusive, stream);
 }
 
-/// Fewer columns than a vector has lanes, rows packed one after the other (row stride =
+/// At most as many columns as a vector has lanes, rows packed one after the other (row stride =
 /// width): the rows are one stream in which out[k] = out[k - width] (op) in[k]. Each vector
 /// scans in-register with steps of width, 2 width, 4 width, ... (Kogge-Stone on every
 /// column at once), then combines with the previous vector's last value of each column.
@@ -343,11 +343,14 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   constexpr std::size_t W = V::width;
   if constexpr (has_lane_ops<V>) {
     const auto packed = static_cast<std::ptrdiff_t>(width);
-    if (width < W && in_row_stride == packed && out_row_stride == packed && rows * width >= W)
+    if (width <= W && in_row_stride == packed && out_row_stride == packed && rows * width >= W)
       return scan_narrow_columns<Op, T>(in, out, width, rows, acc, exclusive, starts_are_carries, stream);
   }
+  // Packed rows of whole vectors are one stream for the writer (rows do not flush it).
+  const bool one_stream = (out_row_stride == static_cast<std::ptrdiff_t>(width) ||
+                           out_row_stride == -static_cast<std::ptrdiff_t>(width)) && width % W == 0;
   using writer_t = streaming_writer<V, T>;
-  stream = stream && writer_t::usable && width >= 2 * W;
+  stream = stream && writer_t::usable && (one_stream ? rows * width >= 2 * W : width >= 2 * W);
   writer_t writer;
   const reg empty = V::broadcast(Op::template empty<A>());
   // Rows that go down in memory (a decreasing axis) are walked right to left, so the
@@ -387,8 +390,9 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
         }
       }
     }
-    writer.flush();
+    if (!one_stream) writer.flush();
   }
+  writer.flush();
 }
 
 /// Copies a tile (element (a, b) at tile[a * pitch + b]) to out[a * stride_a + b * stride_b].
@@ -445,7 +449,7 @@ TALLY_SIMD_TARGET void scan_short_lines_dir(const T* in, T* out, std::size_t n, 
   constexpr std::size_t W = V::width;
   const std::size_t total = n * count;
   const std::uint64_t all = W == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << W) - 1;
-  std::uint64_t pattern = 0;  // line starts when a vector begins a line
+  std::uint64_t pattern = 0;  // line starts when a vector begins a line (lanes below 64)
   for (std::size_t b = 0; b < 64; b += n) pattern |= std::uint64_t{1} << b;
   const std::size_t advance = W % n;
   std::size_t phase = 0;  // position in its line of the vector's first element
@@ -459,7 +463,7 @@ TALLY_SIMD_TARGET void scan_short_lines_dir(const T* in, T* out, std::size_t n, 
   T* out_end = out + total;
   std::size_t k = 0;
   for (; k + W <= total; k += W) {
-    const std::uint64_t starts = (phase == 0 ? pattern : pattern << (n - phase)) & all;
+    const std::uint64_t starts = (phase == 0 ? pattern : n - phase < W ? pattern << (n - phase) : 0) & all;
     reg x = Reverse ? V::reverse(V::load(in_end - k - W)) : V::load(in + k);
     std::uint64_t near = starts;
     x = segmented_step<V, Op, 1>(x, near);

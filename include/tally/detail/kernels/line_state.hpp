@@ -20,8 +20,8 @@ namespace detail {
 /// data reproduce one call bitwise when each chunk is a multiple of this length.
 inline constexpr std::size_t block_elements = 4096;
 
-/// The longest line the short_lines kernel takes (its lane masks are 64 bits).
-inline constexpr std::size_t short_line_max = 64;
+/// The longest line the short_lines kernel takes (longer lines fill vectors on their own).
+inline constexpr std::size_t short_line_max = 256;
 
 template <class A>
 struct line_state {
