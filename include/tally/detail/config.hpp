@@ -1,38 +1,71 @@
-// Every compiler-specific spelling tally uses, in one place: overflow checks, the printf
-// format attribute, diagnostic pragmas, the spin-wait hint, and the x86 SIMD target
-// attributes. Nothing else under include/ names a compiler.
+// Every compiler- and platform-specific spelling tally uses, in one place: overflow
+// checks, the printf format attribute, diagnostic pragmas, the spin-wait hint, the x86
+// SIMD target attributes, CPU identification and the environment. Nothing else under
+// include/ names a compiler (the test command greps for it:
+// tests/portability/check_include.sh).
+//
+// Three families, told apart once here:
+//   GNU-like  GCC and Clang (also MinGW, and clang-cl, which is Clang in MSVC mode):
+//             attributes, builtins and pragmas spelled the GNU way;
+//   MSVC      Microsoft's compiler (_MSC_VER without __clang__): no attributes needed
+//             for intrinsics, <intrin.h> for CPUID and XGETBV;
+//   other     a standard C++17 compiler: portable code, scalar kernels.
 #pragma once
 
 #include "../version.hpp"
 
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(_MSC_VER) && !defined(__clang__)
+#define TALLY_MSVC 1
+#else
+#define TALLY_MSVC 0
+#endif
+
+// (MSVC never defines __GNUC__. "&& !TALLY_MSVC" lets .ci/mingw-wine.sh take the MSVC
+// branches with Clang posing as MSVC, which keeps __GNUC__ for its own headers.)
+#if (defined(__GNUC__) || defined(__clang__)) && !TALLY_MSVC
 #define TALLY_GNU_LIKE 1
 #else
 #define TALLY_GNU_LIKE 0
 #endif
 
 /// printf-style checking of a member function's format argument (`this` is argument 1).
+/// MinGW's GCC checks `printf` formats against the Microsoft runtime's rules (no %zu),
+/// which keeps tally's messages portable to every runtime.
 #if TALLY_GNU_LIKE
 #define TALLY_PRINTF_MEMBER(format_index, first_arg) __attribute__((format(printf, format_index, first_arg)))
 #else
 #define TALLY_PRINTF_MEMBER(format_index, first_arg)
 #endif
 
-/// The x86 SIMD kernels: compiled with per-function target attributes (never with -m
-/// flags for a whole translation unit), so one binary carries every variant.
-#if (defined(__x86_64__) || defined(_M_X64)) && TALLY_GNU_LIKE && !defined(TALLY_NO_SIMD)
+// ---- x86 SIMD ------------------------------------------------------------------------
+
+/// The x86-64 SIMD kernels (AVX2, AVX-512), chosen at run time. GCC and Clang compile
+/// them with per-function target attributes (never with -m flags for a whole translation
+/// unit), so one binary carries every variant. MSVC compiles AVX2 and AVX-512 intrinsics
+/// in any function without flags, so its attributes are empty. clang-cl before Clang 19
+/// declares no AVX intrinsics in <immintrin.h> unless the whole translation unit enables
+/// them (llvm-project issue 53520), so there the portable kernels are used. ARM64EC
+/// defines _M_X64 but has no AVX: excluded.
+#if (defined(__x86_64__) || defined(_M_X64)) && !defined(_M_ARM64EC) && !defined(TALLY_NO_SIMD) && \
+    (TALLY_MSVC || (TALLY_GNU_LIKE && !(defined(_MSC_VER) && defined(__clang__) && __clang_major__ < 19)))
 #define TALLY_X86_SIMD 1
+#else
+#define TALLY_X86_SIMD 0
+#endif
+
+#if TALLY_X86_SIMD && TALLY_GNU_LIKE
 #define TALLY_TARGET_AVX2 __attribute__((target("avx2,f16c,fma,bmi,bmi2,popcnt")))
 #define TALLY_TARGET_AVX512 \
   __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c,fma,bmi,bmi2,popcnt")))
-#else
-#define TALLY_X86_SIMD 0
+#elif TALLY_X86_SIMD
+#define TALLY_TARGET_AVX2
+#define TALLY_TARGET_AVX512
 #endif
 
 /// GCC 12 reports its own intrinsics (which start from _mm*_undefined_*()) as "maybe
 /// uninitialized" once they are inlined into target-attributed code: a false positive,
 /// silenced around the SIMD kernels only.
-#if defined(__GNUC__) && !defined(__clang__)
+#if TALLY_GNU_LIKE && !defined(__clang__)
 #define TALLY_SIMD_WARNINGS_BEGIN \
   _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"") \
       _Pragma("GCC diagnostic ignored \"-Wuninitialized\"")
@@ -51,8 +84,17 @@
 #endif
 
 #include <cstdint>
+#include <cstdlib>
 #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
+#define TALLY_X86 1
 #include <immintrin.h>
+#else
+#define TALLY_X86 0
+#endif
+#if TALLY_X86_SIMD && defined(_MSC_VER)
+#include <intrin.h>  // __cpuid, __cpuidex, _xgetbv (MSVC and clang-cl)
+#elif TALLY_X86_SIMD
+#include <cpuid.h>
 #endif
 #include <thread>
 
@@ -81,12 +123,63 @@ inline bool mul_overflows(std::uint64_t a, std::uint64_t b, std::uint64_t* r) no
 
 /// A spin-wait hint: the pause instruction where there is one, else a yield.
 inline void spin_pause() noexcept {
-#if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
+#if TALLY_X86
   _mm_pause();
 #else
   std::this_thread::yield();
 #endif
 }
+
+/// The value of an environment variable, or null. Read once per process, at start-up.
+/// The Microsoft runtime deprecates getenv (warning C4996, an error under /WX) because a
+/// later putenv may free the string; tally reads the value at once and keeps no pointer.
+#if defined(_MSC_VER)
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+#else
+#pragma warning(push)
+#pragma warning(disable : 4996)
+#endif
+#endif
+inline const char* environment_variable(const char* name) noexcept { return std::getenv(name); }
+#if defined(_MSC_VER)
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#else
+#pragma warning(pop)
+#endif
+#endif
+
+#if TALLY_X86_SIMD
+/// CPUID: `leaf` (and `subleaf`) into regs = {eax, ebx, ecx, edx}; false (and zeros)
+/// when the CPU does not have that leaf.
+inline bool cpuid(unsigned leaf, unsigned subleaf, unsigned (&regs)[4]) noexcept {
+  regs[0] = regs[1] = regs[2] = regs[3] = 0;
+#if defined(_MSC_VER)
+  int r[4];
+  __cpuid(r, static_cast<int>(leaf & 0x80000000u));  // the highest leaf of this range
+  if (static_cast<unsigned>(r[0]) < leaf) return false;
+  __cpuidex(r, static_cast<int>(leaf), static_cast<int>(subleaf));
+  for (int i = 0; i < 4; ++i) regs[i] = static_cast<unsigned>(r[i]);
+  return true;
+#else
+  return __get_cpuid_count(leaf, subleaf, &regs[0], &regs[1], &regs[2], &regs[3]) != 0;
+#endif
+}
+
+/// XCR0: the register states the operating system saves. Only valid when CPUID leaf 1
+/// reports OSXSAVE (ECX bit 27).
+inline unsigned long long read_xcr0() noexcept {
+#if defined(_MSC_VER)
+  return _xgetbv(0);
+#else
+  unsigned eax, edx;
+  __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+  return (static_cast<unsigned long long>(edx) << 32) | eax;
+#endif
+}
+#endif  // TALLY_X86_SIMD
 
 }  // namespace detail
 TALLY_END_NAMESPACE
