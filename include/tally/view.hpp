@@ -35,16 +35,16 @@ class tensor_view {
   tensor_view(T* data, std::initializer_list<std::size_t> sizes, std::initializer_list<std::ptrdiff_t> strides)
       : tensor_view(data, sizes.size(), sizes.begin(), strides.begin()) {
     if (strides.size() != sizes.size())
-      throw error(status(status_code::dimension_count_mismatch, "tensor_view: %zu sizes but %zu strides",
-                         sizes.size(), strides.size()));
+      throw error(status(status_code::dimension_count_mismatch, "tensor_view: %llu sizes but %llu strides",
+                         detail::ull(sizes.size()), detail::ull(strides.size())));
   }
 
   /// Rank known at run time; `strides == nullptr` means packed row-major.
   tensor_view(T* data, std::size_t rank, const std::size_t* sizes, const std::ptrdiff_t* strides = nullptr)
       : data_(data) {
     if (rank < 1 || rank > max_rank)
-      throw error(status(status_code::invalid_dimension_count, "tensor_view: rank is %zu; it must be 1..%zu", rank,
-                         max_rank));
+      throw error(status(status_code::invalid_dimension_count, "tensor_view: rank is %llu; it must be 1..%llu",
+                         detail::ull(rank), detail::ull(max_rank)));
     layout_ = detail::strided_layout::make(rank, sizes, strides);
     const detail::checked_u64 count = layout_.checked_count(), span = layout_.required_span();
     const std::uint64_t limit = static_cast<std::uint64_t>(PTRDIFF_MAX) / sizeof(T);

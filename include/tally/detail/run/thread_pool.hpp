@@ -114,7 +114,7 @@ class thread_pool {
     std::condition_variable done;
 
     unsigned start_workers(unsigned wanted) noexcept {
-      wanted = std::min(wanted, capacity);
+      wanted = (std::min)(wanted, capacity);
       while (started < wanted) {
         try {
           std::thread(&state::work, this, started).detach();
@@ -123,7 +123,7 @@ class thread_pool {
         }
         ++started;
       }
-      return std::min(wanted, started);
+      return (std::min)(wanted, started);
     }
 
     void execute(std::size_t count_, unsigned helpers, task_function task_, void* context_) noexcept {
