@@ -13,3 +13,14 @@ if(TALLY_BASH)
 else()
   message(STATUS "tally: bash not found; the include/ portability check is not registered")
 endif()
+
+# tally without threads (TALLY_NO_THREADS): portability/no_threads.cpp, and
+# test_threads_and_chunks.cpp, whose every thread count and host hook must give the same
+# bits with the tasks run inline or on the hook. Once, not per SIMD variant: the
+# threading does not depend on it.
+add_executable(test_no_threads ${CMAKE_CURRENT_SOURCE_DIR}/portability/no_threads.cpp
+                               ${CMAKE_CURRENT_SOURCE_DIR}/test_threads_and_chunks.cpp)
+target_link_libraries(test_no_threads PRIVATE tally::tally tally_warnings tally_test_main)
+target_compile_definitions(test_no_threads PRIVATE TALLY_NO_THREADS=1)
+add_test(NAME portability.no_threads COMMAND test_no_threads)
+set_tests_properties(portability.no_threads PROPERTIES LABELS portability)

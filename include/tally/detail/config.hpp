@@ -1,8 +1,8 @@
 // Every compiler- and platform-specific spelling tally uses, in one place: overflow
 // checks, the printf format attribute, diagnostic pragmas, the spin-wait hint, the x86
-// SIMD target attributes, CPU identification and the environment. Nothing else under
-// include/ names a compiler (the test command greps for it:
-// tests/portability/check_include.sh).
+// SIMD target attributes, CPU identification, the environment, and whether tally may
+// start threads. Nothing else under include/ names a compiler (the test command greps
+// for it: tests/portability/check_include.sh).
 //
 // Three families, told apart once here:
 //   GNU-like  GCC and Clang (also MinGW, and clang-cl, which is Clang in MSVC mode):
@@ -75,8 +75,25 @@
 #define TALLY_SIMD_WARNINGS_END
 #endif
 
+// ---- threads -------------------------------------------------------------------------
+
+/// TALLY_THREADS: 1 when tally may start threads of its own. Defining TALLY_NO_THREADS
+/// (or a standard library without std::thread: libstdc++ without gthreads, as MinGW's
+/// win32 thread model before GCC 13, or libc++ built without threads) makes it 0: tally
+/// then includes no <thread>, <mutex>, <condition_variable> or <pthread.h>, starts no
+/// thread, and runs every task on the calling thread unless a host's parallel_for hook
+/// takes it (docs/threads.md). <cstddef> comes first so that the standard library's
+/// configuration macros exist.
+#include <cstddef>
+#if defined(TALLY_NO_THREADS) || (defined(__GLIBCXX__) && !defined(_GLIBCXX_HAS_GTHREADS)) || \
+    defined(_LIBCPP_HAS_NO_THREADS) || (defined(_LIBCPP_HAS_THREADS) && !_LIBCPP_HAS_THREADS)
+#define TALLY_THREADS 0
+#else
+#define TALLY_THREADS 1
+#endif
+
 /// pthread_atfork, for the thread pool's fork handler.
-#if defined(__unix__) || defined(__APPLE__)
+#if (defined(__unix__) || defined(__APPLE__)) && TALLY_THREADS
 #define TALLY_HAS_PTHREAD_ATFORK 1
 #include <pthread.h>
 #else
@@ -96,7 +113,9 @@
 #elif TALLY_X86_SIMD
 #include <cpuid.h>
 #endif
+#if TALLY_THREADS && !TALLY_X86
 #include <thread>
+#endif
 
 TALLY_BEGIN_NAMESPACE
 namespace detail {
@@ -121,6 +140,7 @@ inline bool mul_overflows(std::uint64_t a, std::uint64_t b, std::uint64_t* r) no
 #endif
 }
 
+#if TALLY_THREADS
 /// A spin-wait hint: the pause instruction where there is one, else a yield.
 inline void spin_pause() noexcept {
 #if TALLY_X86
@@ -129,6 +149,7 @@ inline void spin_pause() noexcept {
   std::this_thread::yield();
 #endif
 }
+#endif
 
 /// The value of an environment variable, or null. Read once per process, at start-up.
 /// The Microsoft runtime deprecates getenv (warning C4996, an error under /WX) because a

@@ -17,7 +17,7 @@ struct executor {
   void* host = nullptr;
 
   static executor from(const execution_options& options) noexcept {
-    return {resolve_threads(options.threads), options.parallel_for, options.host};
+    return {resolve_threads(options.threads, options.parallel_for != nullptr), options.parallel_for, options.host};
   }
 };
 
