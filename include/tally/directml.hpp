@@ -31,8 +31,10 @@
 #endif
 
 #if TALLY_DIRECTML_NATIVE
-// DirectML.h declares the cumulative summation from target version 0x2100 (DirectML 1.4)
-// and the cumulative product from 0x3100 (DirectML 1.5).
+// DirectML.h declares the cumulative summation and DML_AXIS_DIRECTION from target version
+// 0x2100 (DirectML 1.4), the cumulative product from 0x3100 (DirectML 1.5). Below 0x2100
+// (DirectML.h's default for an older NTDDI_VERSION, e.g. _WIN32_WINNT=0x0A00 or MinGW's
+// default) tally::directml still compiles and refuses both operators as unsupported.
 #if DML_TARGET_VERSION >= 0x2100
 #define TALLY_DIRECTML_HAS_CUMULATIVE_SUMMATION 1
 #else
@@ -54,7 +56,8 @@
 
 #if defined(_WIN32)
 // The Windows SDK owns UINT, BOOL, HRESULT and the error codes; redefining them here
-// would clash with <windows.h> included later.
+// would clash with <windows.h> included later. NOMINMAX is the user's choice: tally
+// neither defines nor undefines it, and its own code is immune to the min/max macros.
 #include <windows.h>
 #else
 // The Windows base types, as fixed-width types so that an identical typedef from another
@@ -229,9 +232,11 @@ inline UINT64 DMLCalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType, UINT dimens
 // The layout DirectML's ABI has on 64-bit targets; checked against DirectML.h too.
 static_assert(sizeof(UINT) == 4 && sizeof(UINT64) == 8 && sizeof(BOOL) == 4 && sizeof(HRESULT) == 4,
               "DirectML's base types have these sizes");
-static_assert(sizeof(DML_TENSOR_DATA_TYPE) == 4 && sizeof(DML_AXIS_DIRECTION) == 4 &&
-                  sizeof(DML_OPERATOR_TYPE) == 4 && sizeof(DML_TENSOR_TYPE) == 4,
+static_assert(sizeof(DML_TENSOR_DATA_TYPE) == 4 && sizeof(DML_OPERATOR_TYPE) == 4 && sizeof(DML_TENSOR_TYPE) == 4,
               "DirectML's enums are 32-bit");
+#if TALLY_DIRECTML_HAS_CUMULATIVE_SUMMATION  // DML_AXIS_DIRECTION came with it
+static_assert(sizeof(DML_AXIS_DIRECTION) == 4, "DirectML's enums are 32-bit");
+#endif
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
 static_assert(offsetof(DML_BUFFER_TENSOR_DESC, DataType) == 0 && offsetof(DML_BUFFER_TENSOR_DESC, Flags) == 4 &&
                   offsetof(DML_BUFFER_TENSOR_DESC, DimensionCount) == 8 &&
@@ -279,10 +284,12 @@ static_assert(static_cast<int>(DML_TENSOR_DATA_TYPE_FLOAT32) == static_cast<int>
                   static_cast<int>(DML_TENSOR_DATA_TYPE_UINT64) == static_cast<int>(tally::data_type::uint64) &&
                   static_cast<int>(DML_TENSOR_DATA_TYPE_INT64) == static_cast<int>(tally::data_type::int64),
               "DML_TENSOR_DATA_TYPE and tally::data_type share their values");
+#if TALLY_DIRECTML_HAS_CUMULATIVE_SUMMATION
 static_assert(static_cast<int>(DML_AXIS_DIRECTION_INCREASING) == static_cast<int>(tally::axis_direction::increasing) &&
                   static_cast<int>(DML_AXIS_DIRECTION_DECREASING) ==
                       static_cast<int>(tally::axis_direction::decreasing),
               "DML_AXIS_DIRECTION and tally::axis_direction share their values");
+#endif
 
 TALLY_BEGIN_NAMESPACE
 /// DirectML's structs in, tally's descriptor layer underneath, HRESULTs out.
@@ -396,6 +403,7 @@ inline status convert(const DML_OPERATOR_DESC& d, operator_desc& out) noexcept {
     return convert(*static_cast<const DML_CUMULATIVE_PRODUCT_OPERATOR_DESC*>(d.Desc), out);
 #endif
   // Only reachable with a DirectML.h older than the operator: the struct is not declared.
+  (void)out;
   return status(status_code::unsupported_operator,
                 "DML_OPERATOR_DESC.Type %d needs a newer DML_TARGET_VERSION than this DirectML.h declares", type);
 }
