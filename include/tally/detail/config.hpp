@@ -75,6 +75,16 @@
 #define TALLY_SIMD_WARNINGS_END
 #endif
 
+/// MSVC warns (C4324, level 4, an error under /W4 /WX) that a struct was padded because
+/// of alignas: in the thread pool that padding is the point (a cache line per thread).
+#if TALLY_MSVC
+#define TALLY_ALIGNAS_PADDING_BEGIN __pragma(warning(push)) __pragma(warning(disable : 4324))
+#define TALLY_ALIGNAS_PADDING_END __pragma(warning(pop))
+#else
+#define TALLY_ALIGNAS_PADDING_BEGIN
+#define TALLY_ALIGNAS_PADDING_END
+#endif
+
 // ---- threads -------------------------------------------------------------------------
 
 /// TALLY_THREADS: 1 when tally may start threads of its own. Defining TALLY_NO_THREADS

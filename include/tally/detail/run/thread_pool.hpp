@@ -53,6 +53,7 @@ inline unsigned resolve_threads(unsigned requested, bool host_pool = false) noex
 using task_function = void (*)(void* context, std::size_t index);
 
 #if TALLY_THREADS
+TALLY_ALIGNAS_PADDING_BEGIN
 /// A fork-join pool: run() hands `count` tasks to up to `threads` threads (the caller
 /// included) and returns when all are done.
 ///
@@ -268,6 +269,7 @@ class thread_pool {
   bool hooks_registered_ = false;            // pthread_atfork and atexit, under busy_
   state* abandoned_ = nullptr;               // the states of parent processes
 };
+TALLY_ALIGNAS_PADDING_END
 #else
 /// Without threads: run() runs the tasks in order on the calling thread.
 class thread_pool {
