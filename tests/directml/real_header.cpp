@@ -34,9 +34,10 @@ static_assert(static_cast<std::uint32_t>(S_OK) == 0 && static_cast<std::uint32_t
                   static_cast<std::uint32_t>(E_POINTER) == 0x80004003u &&
                   static_cast<std::uint32_t>(DXGI_ERROR_UNSUPPORTED) == 0x887A0004u,
               "HRESULTs");
-static_assert(DML_TENSOR_DATA_TYPE_FLOAT32 == 1 && DML_TENSOR_DATA_TYPE_FLOAT16 == 2 && DML_TENSOR_DATA_TYPE_UINT32 == 3 &&
-                  DML_TENSOR_DATA_TYPE_UINT16 == 4 && DML_TENSOR_DATA_TYPE_UINT8 == 5 &&
-                  DML_TENSOR_DATA_TYPE_INT32 == 6 && DML_TENSOR_DATA_TYPE_INT16 == 7 && DML_TENSOR_DATA_TYPE_INT8 == 8 &&
+static_assert(DML_TENSOR_DATA_TYPE_FLOAT32 == 1 && DML_TENSOR_DATA_TYPE_FLOAT16 == 2 &&
+                  DML_TENSOR_DATA_TYPE_UINT32 == 3 && DML_TENSOR_DATA_TYPE_UINT16 == 4 &&
+                  DML_TENSOR_DATA_TYPE_UINT8 == 5 && DML_TENSOR_DATA_TYPE_INT32 == 6 &&
+                  DML_TENSOR_DATA_TYPE_INT16 == 7 && DML_TENSOR_DATA_TYPE_INT8 == 8 &&
                   DML_TENSOR_DATA_TYPE_FLOAT64 == 9 && DML_TENSOR_DATA_TYPE_UINT64 == 10 &&
                   DML_TENSOR_DATA_TYPE_INT64 == 11,
               "data types");
