@@ -76,6 +76,7 @@ std::string version_name() {
   return name;
 }
 
+#if DML_TARGET_VERSION >= 0x2100
 /// A packed float32 tensor desc of DirectML.h's types.
 struct float_tensor {
   UINT sizes[2];
@@ -94,6 +95,7 @@ struct float_tensor {
 };
 
 const float input[6] = {1, 2, 3, 4, 5, 6};  // 2 x 3
+#endif
 
 }  // namespace
 
