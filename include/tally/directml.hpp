@@ -15,6 +15,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "data_type.hpp"
 #include "operators.hpp"
@@ -329,12 +331,27 @@ struct operator_desc {
   cumulative_product_desc product() const noexcept { return {&input, &output, axis, direction, exclusive}; }
 };
 
+namespace detail {
+/// The value stored in an enum member, read as its underlying integer. DirectML.h's enums
+/// have no fixed underlying type, so a value outside the range of their enumerators (an
+/// operator newer than the header, a direction of 2, bytes from a file) cannot be
+/// loaded as the enum without undefined behaviour; its bytes can be, and validation then
+/// refuses it. (tally's own declarations fix the type to int, where both reads agree.)
+template <class Enum>
+int stored_value(const Enum& e) noexcept {
+  std::underlying_type_t<Enum> value;
+  static_assert(sizeof value == sizeof e, "an enum is as large as its underlying type");
+  std::memcpy(&value, &e, sizeof value);
+  return static_cast<int>(value);
+}
+}  // namespace detail
+
 /// Converts a buffer tensor description. Flags and GuaranteedBaseOffsetAlignment have no
 /// tally counterpart and are dropped; the data type is converted unchecked (validate()
 /// rejects the values tally does not support).
 inline tensor_desc convert(const DML_BUFFER_TENSOR_DESC& d) noexcept {
   tensor_desc t;
-  t.type = static_cast<data_type>(d.DataType);
+  t.type = static_cast<data_type>(detail::stored_value(d.DataType));
   t.dimension_count = d.DimensionCount;
   t.sizes = d.Sizes;
   t.strides = d.Strides;
@@ -346,9 +363,10 @@ inline tensor_desc convert(const DML_BUFFER_TENSOR_DESC& d) noexcept {
 /// non-null Desc. `name` appears in the message.
 inline status convert(const DML_TENSOR_DESC* d, tensor_desc& out, const char* name = "tensor") noexcept {
   if (!d) return status(status_code::null_pointer, "%s (a DML_TENSOR_DESC*) is null", name);
-  if (static_cast<int>(d->Type) != static_cast<int>(DML_TENSOR_TYPE_BUFFER))
+  const int type = detail::stored_value(d->Type);
+  if (type != static_cast<int>(DML_TENSOR_TYPE_BUFFER))
     return status(status_code::unsupported_data_type, "%s->Type is %d; it must be DML_TENSOR_TYPE_BUFFER (1)", name,
-                  static_cast<int>(d->Type));
+                  type);
   if (!d->Desc) return status(status_code::null_pointer, "%s->Desc is null", name);
   out = convert(*static_cast<const DML_BUFFER_TENSOR_DESC*>(d->Desc));
   return {};
@@ -362,7 +380,7 @@ status convert_cumulative(const Desc& d, BOOL exclusive, int type, operator_desc
   if (status s = convert(d.InputTensor, o.input, "InputTensor"); !s) return s;
   if (status s = convert(d.OutputTensor, o.output, "OutputTensor"); !s) return s;
   o.axis = d.Axis;
-  o.direction = static_cast<axis_direction>(d.AxisDirection);
+  o.direction = static_cast<axis_direction>(stored_value(d.AxisDirection));
   o.exclusive = exclusive != 0;
   out = o;
   return {};
@@ -387,7 +405,7 @@ inline status convert(const DML_CUMULATIVE_PRODUCT_OPERATOR_DESC& d, operator_de
 /// Converts a DML_OPERATOR_DESC whose Type is DML_OPERATOR_CUMULATIVE_SUMMATION or
 /// DML_OPERATOR_CUMULATIVE_PRODUCT. Any other type is refused with unsupported_operator.
 inline status convert(const DML_OPERATOR_DESC& d, operator_desc& out) noexcept {
-  const int type = static_cast<int>(d.Type);
+  const int type = detail::stored_value(d.Type);
   if (type != cumulative_summation_type && type != cumulative_product_type)
     return status(status_code::unsupported_operator,
                   "DML_OPERATOR_DESC.Type is %d; tally implements only DML_OPERATOR_CUMULATIVE_SUMMATION (105) "

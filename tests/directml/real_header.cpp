@@ -70,6 +70,16 @@ const tally_test::directml_fact* tally_test::directml_h_facts(std::size_t& count
 
 namespace {
 
+/// A DML_OPERATOR_DESC whose Type holds `type`, written as bytes: DirectML.h's enums have
+/// no fixed underlying type, so casting a value outside the enumerators' range (145 where
+/// the header stops at 0x2100's operators) to the enum would itself be undefined.
+DML_OPERATOR_DESC operator_of_type(int type, const void* desc) {
+  DML_OPERATOR_DESC op{};
+  std::memcpy(&op.Type, &type, sizeof type);
+  op.Desc = desc;
+  return op;
+}
+
 std::string version_name() {
   char name[16];
   std::snprintf(name, sizeof name, "0x%X", static_cast<unsigned>(DML_TARGET_VERSION));
@@ -136,6 +146,13 @@ TEST_CASE("DirectML.h's cumulative summation runs on tally") {
   CHECK(untouched[0] == 0);
   sum.Axis = 1;
   CHECK(tally::directml::execute(sum, nullptr, untouched) == E_POINTER);
+
+  // A direction of 2, outside DML_AXIS_DIRECTION's range: stored as bytes (a cast would
+  // be undefined), read by tally as bytes, refused.
+  const int two = 2;
+  std::memcpy(&sum.AxisDirection, &two, sizeof two);
+  CHECK(tally::directml::execute(sum, input, untouched, {}, &details) == E_INVALIDARG);
+  CHECK(details.code() == tally::status_code::invalid_direction);
 }
 #endif
 
@@ -157,12 +174,12 @@ TEST_CASE("operators this DML_TARGET_VERSION does not declare are refused as uns
     const bool declared = type == 105 ? DML_TARGET_VERSION >= 0x2100 : DML_TARGET_VERSION >= 0x3100;
     if (declared) continue;
     tally::status details;
-    CHECK(tally::directml::validate(DML_OPERATOR_DESC{static_cast<DML_OPERATOR_TYPE>(type), &opaque}, &details) ==
-          DXGI_ERROR_UNSUPPORTED);
+    CHECK(tally::directml::validate(operator_of_type(type, &opaque), &details) == DXGI_ERROR_UNSUPPORTED);
     CHECK(details.code() == tally::status_code::unsupported_operator);
     CHECK(std::string(details.message()).find("DML_TARGET_VERSION") != std::string::npos);
   }
   // Any version: an operator tally does not implement (DML_OPERATOR_ELEMENT_WISE_IDENTITY).
-  CHECK(tally::directml::validate(DML_OPERATOR_DESC{static_cast<DML_OPERATOR_TYPE>(1), &opaque}) ==
-        DXGI_ERROR_UNSUPPORTED);
+  CHECK(tally::directml::validate(operator_of_type(1, &opaque)) == DXGI_ERROR_UNSUPPORTED);
+  // A type beyond every enumerator of any version, read without undefined behaviour.
+  CHECK(tally::directml::validate(operator_of_type(100000, &opaque)) == DXGI_ERROR_UNSUPPORTED);
 }
