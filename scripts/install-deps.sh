@@ -10,7 +10,7 @@ case "$what" in
   tests) packages+=(catch2 clang libclang-rt-dev python3-numpy pkg-config libeigen3-dev libopenmpi-dev openmpi-bin doxygen) ;;
   bench) packages+=(libbenchmark-dev libeigen3-dev python3-matplotlib) ;;
   ci) packages+=(catch2 clang libclang-rt-dev python3-numpy pkg-config libeigen3-dev libopenmpi-dev openmpi-bin doxygen
-                 g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user) ;;
+                 g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user g++-mingw-w64-x86-64 wine64) ;;
   *) echo "usage: $0 examples|tests|bench|ci" >&2; exit 2 ;;
 esac
 

@@ -8,6 +8,14 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh tests
 jobs=$(nproc)
 
+# Microsoft's DirectML.h, when the shared third-party folder sits beside the repository
+# (as in CI): the DirectML.h tests compile against it (tests/cmake/directml_h.cmake).
+shared_directml=../shared/third_party/DirectX-Headers/include/directx
+if [ -z "${TALLY_DIRECTML_INCLUDE_DIR:-}" ] && [ -f "$shared_directml/DirectML.h" ]; then
+  TALLY_DIRECTML_INCLUDE_DIR=$(cd "$shared_directml" && pwd)
+  export TALLY_DIRECTML_INCLUDE_DIR
+fi
+
 configure_and_test() {
   local dir=$1; shift
   echo "=== $dir: $*"

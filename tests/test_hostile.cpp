@@ -3,11 +3,20 @@
 // outside the buffers it was given. Buffers here end exactly where the descriptor says
 // they end, against an inaccessible guard page, so any overrun crashes the test instead
 // of passing silently; the 64-bit offset test runs over a sparse reserved address range
-// in which only the addressed pages are accessible.
+// in which only the addressed pages are accessible. Pages come from mmap/mprotect on
+// POSIX systems and from VirtualAlloc on Windows (see `pages` below).
 #include <tally/tally.hpp>
 
+#if defined(_WIN32)
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#else
 #include <sys/mman.h>
 #include <unistd.h>
+#endif
 
 #include <cstddef>
 #include <cstdint>
@@ -29,24 +38,64 @@ using tally::status_code;
 constexpr std::uint32_t u32_max = 0xFFFFFFFFu;
 constexpr std::uint64_t u64_max = ~std::uint64_t{0};
 
-std::size_t page_size() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
+/// Page-granular memory, the one platform-specific part of this test.
+namespace pages {
+
+std::size_t size() {
+#if defined(_WIN32)
+  SYSTEM_INFO info;
+  GetSystemInfo(&info);
+  return info.dwPageSize;
+#else
+  return static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+#endif
+}
+
+/// `bytes` of inaccessible address space, no memory committed; null on failure.
+unsigned char* reserve(std::size_t bytes) {
+#if defined(_WIN32)
+  return static_cast<unsigned char*>(VirtualAlloc(nullptr, bytes, MEM_RESERVE, PAGE_NOACCESS));
+#else
+  void* p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : static_cast<unsigned char*>(p);
+#endif
+}
+
+/// Makes the whole pages [p, p + bytes) of a reservation readable and writable.
+bool open(unsigned char* p, std::size_t bytes) {
+#if defined(_WIN32)
+  return VirtualAlloc(p, bytes, MEM_COMMIT, PAGE_READWRITE) != nullptr;
+#else
+  return mprotect(p, bytes, PROT_READ | PROT_WRITE) == 0;
+#endif
+}
+
+void release(unsigned char* p, std::size_t bytes) {
+#if defined(_WIN32)
+  (void)bytes;
+  VirtualFree(p, 0, MEM_RELEASE);
+#else
+  munmap(p, bytes);
+#endif
+}
+
+}  // namespace pages
 
 /// `bytes` of read-write memory between two PROT_NONE guard pages, ending exactly at the
 /// upper guard: one byte too far in either direction faults. Filled with a pattern.
 class guarded_buffer {
  public:
   explicit guarded_buffer(std::size_t bytes) : bytes_(bytes) {
-    const std::size_t page = page_size();
+    const std::size_t page = pages::size();
     const std::size_t body = (bytes + page - 1) / page * page;
     mapped_ = body + 2 * page;
-    void* p = mmap(nullptr, mapped_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    REQUIRE(p != MAP_FAILED);
-    base_ = static_cast<unsigned char*>(p);
-    if (body > 0) REQUIRE(mprotect(base_ + page, body, PROT_READ | PROT_WRITE) == 0);
+    base_ = pages::reserve(mapped_);
+    REQUIRE(base_ != nullptr);
+    if (body > 0) REQUIRE(pages::open(base_ + page, body));
     data_ = base_ + page + body - bytes;
     for (std::size_t i = 0; i < bytes; ++i) data_[i] = pattern(i);
   }
-  ~guarded_buffer() { munmap(base_, mapped_); }
+  ~guarded_buffer() { pages::release(base_, mapped_); }
   guarded_buffer(const guarded_buffer&) = delete;
   guarded_buffer& operator=(const guarded_buffer&) = delete;
 
@@ -160,8 +209,8 @@ TEST_CASE("hostile: sizes whose product overflows 64 bits") {
 
 TEST_CASE("hostile: strides that reach past the declared total size") {
   const guarded_u32s sizes({3, 4});
-  const guarded_u32s far({100, 1}), farthest({u32_max, u32_max}), packed({4, 1});
-  for (const std::uint32_t* strides : {far.data(), farthest.data()}) {
+  const guarded_u32s distant({100, 1}), farthest({u32_max, u32_max}), packed({4, 1});
+  for (const std::uint32_t* strides : {distant.data(), farthest.data()}) {
     const tally::tensor_desc bad{data_type::float32, 2, sizes.data(), strides, 48};
     const tally::tensor_desc good{data_type::float32, 2, sizes.data(), packed.data(), 48};
     CAPTURE(strides[0], strides[1]);
@@ -471,11 +520,10 @@ namespace {
 class reservation {
  public:
   explicit reservation(std::uint64_t bytes) : bytes_(static_cast<std::size_t>(bytes)) {
-    void* p = mmap(nullptr, bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p != MAP_FAILED) base_ = static_cast<unsigned char*>(p);
+    base_ = pages::reserve(bytes_);
   }
   ~reservation() {
-    if (base_) munmap(base_, bytes_);
+    if (base_) pages::release(base_, bytes_);
   }
   reservation(const reservation&) = delete;
   reservation& operator=(const reservation&) = delete;
@@ -484,10 +532,10 @@ class reservation {
   unsigned char* base() const { return base_; }
   /// Makes the pages holding [offset, offset + length) readable and writable.
   bool open(std::uint64_t offset, std::size_t length) {
-    const std::size_t page = page_size();
+    const std::size_t page = pages::size();
     const std::size_t first = static_cast<std::size_t>(offset) / page * page;
     const std::size_t last = (static_cast<std::size_t>(offset) + length + page - 1) / page * page;
-    return mprotect(base_ + first, last - first, PROT_READ | PROT_WRITE) == 0;
+    return pages::open(base_ + first, last - first);
   }
 
  private:

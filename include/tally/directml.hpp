@@ -15,6 +15,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "data_type.hpp"
 #include "operators.hpp"
@@ -31,8 +33,10 @@
 #endif
 
 #if TALLY_DIRECTML_NATIVE
-// DirectML.h declares the cumulative summation from target version 0x2100 (DirectML 1.4)
-// and the cumulative product from 0x3100 (DirectML 1.5).
+// DirectML.h declares the cumulative summation and DML_AXIS_DIRECTION from target version
+// 0x2100 (DirectML 1.4), the cumulative product from 0x3100 (DirectML 1.5). Below 0x2100
+// (DirectML.h's default for an older NTDDI_VERSION, e.g. _WIN32_WINNT=0x0A00 or MinGW's
+// default) tally::directml still compiles and refuses both operators as unsupported.
 #if DML_TARGET_VERSION >= 0x2100
 #define TALLY_DIRECTML_HAS_CUMULATIVE_SUMMATION 1
 #else
@@ -54,7 +58,8 @@
 
 #if defined(_WIN32)
 // The Windows SDK owns UINT, BOOL, HRESULT and the error codes; redefining them here
-// would clash with <windows.h> included later.
+// would clash with <windows.h> included later. NOMINMAX is the user's choice: tally
+// neither defines nor undefines it, and its own code is immune to the min/max macros.
 #include <windows.h>
 #else
 // The Windows base types, as fixed-width types so that an identical typedef from another
@@ -229,9 +234,11 @@ inline UINT64 DMLCalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType, UINT dimens
 // The layout DirectML's ABI has on 64-bit targets; checked against DirectML.h too.
 static_assert(sizeof(UINT) == 4 && sizeof(UINT64) == 8 && sizeof(BOOL) == 4 && sizeof(HRESULT) == 4,
               "DirectML's base types have these sizes");
-static_assert(sizeof(DML_TENSOR_DATA_TYPE) == 4 && sizeof(DML_AXIS_DIRECTION) == 4 &&
-                  sizeof(DML_OPERATOR_TYPE) == 4 && sizeof(DML_TENSOR_TYPE) == 4,
+static_assert(sizeof(DML_TENSOR_DATA_TYPE) == 4 && sizeof(DML_OPERATOR_TYPE) == 4 && sizeof(DML_TENSOR_TYPE) == 4,
               "DirectML's enums are 32-bit");
+#if TALLY_DIRECTML_HAS_CUMULATIVE_SUMMATION  // DML_AXIS_DIRECTION came with it
+static_assert(sizeof(DML_AXIS_DIRECTION) == 4, "DirectML's enums are 32-bit");
+#endif
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
 static_assert(offsetof(DML_BUFFER_TENSOR_DESC, DataType) == 0 && offsetof(DML_BUFFER_TENSOR_DESC, Flags) == 4 &&
                   offsetof(DML_BUFFER_TENSOR_DESC, DimensionCount) == 8 &&
@@ -279,10 +286,12 @@ static_assert(static_cast<int>(DML_TENSOR_DATA_TYPE_FLOAT32) == static_cast<int>
                   static_cast<int>(DML_TENSOR_DATA_TYPE_UINT64) == static_cast<int>(tally::data_type::uint64) &&
                   static_cast<int>(DML_TENSOR_DATA_TYPE_INT64) == static_cast<int>(tally::data_type::int64),
               "DML_TENSOR_DATA_TYPE and tally::data_type share their values");
+#if TALLY_DIRECTML_HAS_CUMULATIVE_SUMMATION
 static_assert(static_cast<int>(DML_AXIS_DIRECTION_INCREASING) == static_cast<int>(tally::axis_direction::increasing) &&
                   static_cast<int>(DML_AXIS_DIRECTION_DECREASING) ==
                       static_cast<int>(tally::axis_direction::decreasing),
               "DML_AXIS_DIRECTION and tally::axis_direction share their values");
+#endif
 
 TALLY_BEGIN_NAMESPACE
 /// DirectML's structs in, tally's descriptor layer underneath, HRESULTs out.
@@ -322,12 +331,27 @@ struct operator_desc {
   cumulative_product_desc product() const noexcept { return {&input, &output, axis, direction, exclusive}; }
 };
 
+namespace detail {
+/// The value stored in an enum member, read as its underlying integer. DirectML.h's enums
+/// have no fixed underlying type, so a value outside the range of their enumerators (an
+/// operator newer than the header, a direction of 2, bytes from a file) cannot be
+/// loaded as the enum without undefined behaviour; its bytes can be, and validation then
+/// refuses it. (tally's own declarations fix the type to int, where both reads agree.)
+template <class Enum>
+int stored_value(const Enum& e) noexcept {
+  std::underlying_type_t<Enum> value;
+  static_assert(sizeof value == sizeof e, "an enum is as large as its underlying type");
+  std::memcpy(&value, &e, sizeof value);
+  return static_cast<int>(value);
+}
+}  // namespace detail
+
 /// Converts a buffer tensor description. Flags and GuaranteedBaseOffsetAlignment have no
 /// tally counterpart and are dropped; the data type is converted unchecked (validate()
 /// rejects the values tally does not support).
 inline tensor_desc convert(const DML_BUFFER_TENSOR_DESC& d) noexcept {
   tensor_desc t;
-  t.type = static_cast<data_type>(d.DataType);
+  t.type = static_cast<data_type>(detail::stored_value(d.DataType));
   t.dimension_count = d.DimensionCount;
   t.sizes = d.Sizes;
   t.strides = d.Strides;
@@ -339,9 +363,10 @@ inline tensor_desc convert(const DML_BUFFER_TENSOR_DESC& d) noexcept {
 /// non-null Desc. `name` appears in the message.
 inline status convert(const DML_TENSOR_DESC* d, tensor_desc& out, const char* name = "tensor") noexcept {
   if (!d) return status(status_code::null_pointer, "%s (a DML_TENSOR_DESC*) is null", name);
-  if (static_cast<int>(d->Type) != static_cast<int>(DML_TENSOR_TYPE_BUFFER))
+  const int type = detail::stored_value(d->Type);
+  if (type != static_cast<int>(DML_TENSOR_TYPE_BUFFER))
     return status(status_code::unsupported_data_type, "%s->Type is %d; it must be DML_TENSOR_TYPE_BUFFER (1)", name,
-                  static_cast<int>(d->Type));
+                  type);
   if (!d->Desc) return status(status_code::null_pointer, "%s->Desc is null", name);
   out = convert(*static_cast<const DML_BUFFER_TENSOR_DESC*>(d->Desc));
   return {};
@@ -355,7 +380,7 @@ status convert_cumulative(const Desc& d, BOOL exclusive, int type, operator_desc
   if (status s = convert(d.InputTensor, o.input, "InputTensor"); !s) return s;
   if (status s = convert(d.OutputTensor, o.output, "OutputTensor"); !s) return s;
   o.axis = d.Axis;
-  o.direction = static_cast<axis_direction>(d.AxisDirection);
+  o.direction = static_cast<axis_direction>(stored_value(d.AxisDirection));
   o.exclusive = exclusive != 0;
   out = o;
   return {};
@@ -380,7 +405,7 @@ inline status convert(const DML_CUMULATIVE_PRODUCT_OPERATOR_DESC& d, operator_de
 /// Converts a DML_OPERATOR_DESC whose Type is DML_OPERATOR_CUMULATIVE_SUMMATION or
 /// DML_OPERATOR_CUMULATIVE_PRODUCT. Any other type is refused with unsupported_operator.
 inline status convert(const DML_OPERATOR_DESC& d, operator_desc& out) noexcept {
-  const int type = static_cast<int>(d.Type);
+  const int type = detail::stored_value(d.Type);
   if (type != cumulative_summation_type && type != cumulative_product_type)
     return status(status_code::unsupported_operator,
                   "DML_OPERATOR_DESC.Type is %d; tally implements only DML_OPERATOR_CUMULATIVE_SUMMATION (105) "
@@ -396,6 +421,7 @@ inline status convert(const DML_OPERATOR_DESC& d, operator_desc& out) noexcept {
     return convert(*static_cast<const DML_CUMULATIVE_PRODUCT_OPERATOR_DESC*>(d.Desc), out);
 #endif
   // Only reachable with a DirectML.h older than the operator: the struct is not declared.
+  (void)out;
   return status(status_code::unsupported_operator,
                 "DML_OPERATOR_DESC.Type %d needs a newer DML_TARGET_VERSION than this DirectML.h declares", type);
 }

@@ -108,8 +108,8 @@ void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis, const sca
   if (may_overlap(in_layout, out_layout) && !same_elements(in_layout, out_layout)) {
     staged = packed_copy(in.data(), in_layout.layout);
     if (!staged)
-      throw error(status(status_code::out_of_memory, "cannot allocate the %zu-element copy of an input that overlaps "
-                                                     "the output", in.size()));
+      throw error(status(status_code::out_of_memory, "cannot allocate the %llu-element copy of an input that overlaps "
+                                                     "the output", detail::ull(in.size())));
     in_data = staged.get();
     r.set_strides(in_operand, strided_layout::packed(r.rank, r.extents));
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdarg>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -103,6 +104,13 @@ class status {
   status_code code_ = status_code::ok;
   char message_[240];  // written (terminated) whenever code_ is not ok
 };
+
+namespace detail {
+/// A size for a status message's %llu. The messages use only conversions that every C
+/// runtime prints (no %zu: MinGW's GCC checks formats against the Microsoft runtime's
+/// rules, and tests/portability/check_include.sh rejects it).
+constexpr unsigned long long ull(std::size_t n) noexcept { return n; }
+}  // namespace detail
 
 /// Thrown by the typed layer (cumsum, cumprod, tensor_view) for invalid arguments.
 class error : public std::invalid_argument {

@@ -37,8 +37,8 @@ class tensor_view {
   tensor_view(T* data, std::initializer_list<std::size_t> sizes, std::initializer_list<std::ptrdiff_t> strides)
       : tensor_view(data, sizes.size(), sizes.begin(), strides.begin()) {
     if (strides.size() != sizes.size())
-      throw error(status(status_code::dimension_count_mismatch, "tensor_view: %zu sizes but %zu strides",
-                         sizes.size(), strides.size()));
+      throw error(status(status_code::dimension_count_mismatch, "tensor_view: %llu sizes but %llu strides",
+                         detail::ull(sizes.size()), detail::ull(strides.size())));
   }
 
   /// Rank known at run time; `strides == nullptr` means packed row-major. Rank 0 (a 0-d
@@ -46,8 +46,8 @@ class tensor_view {
   tensor_view(T* data, std::size_t rank, const std::size_t* sizes, const std::ptrdiff_t* strides = nullptr)
       : data_(data) {
     if (rank > max_rank)
-      throw error(status(status_code::invalid_dimension_count, "tensor_view: rank is %zu; it must be 0..%zu", rank,
-                         max_rank));
+      throw error(status(status_code::invalid_dimension_count, "tensor_view: rank is %llu; it must be 0..%llu",
+                         detail::ull(rank), detail::ull(max_rank)));
     if (rank == 0) {
       if (!data) throw error(status(status_code::null_pointer, "tensor_view: the 0-d tensor's data is null"));
       return;

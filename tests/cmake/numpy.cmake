@@ -8,6 +8,13 @@
 
 set(TALLY_NUMPY_PYTHON "" CACHE FILEPATH "Python 3 with numpy for the NumPy comparison test (empty: search)")
 
+# The host's Python cannot load a module built for another target (a MinGW DLL, an
+# aarch64 .so): cross builds leave this test to the native ones.
+if(CMAKE_CROSSCOMPILING)
+  message(STATUS "tally: cross-compiling; the NumPy comparison test is not registered")
+  return()
+endif()
+
 set(tally_numpy_candidates ${TALLY_NUMPY_PYTHON} /usr/bin/python3)
 find_program(tally_numpy_path_python NAMES python3 NO_CACHE)
 if(tally_numpy_path_python)

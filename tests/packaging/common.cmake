@@ -4,8 +4,9 @@
 # that sub-builds use the same toolchain:
 #   TALLY_SOURCE_DIR, TALLY_GENERATOR, TALLY_MAKE_PROGRAM, TALLY_CXX_COMPILER,
 #   TALLY_CXX_FLAGS, TALLY_EXE_LINKER_FLAGS, TALLY_BUILD_TYPE, TALLY_CTEST_COMMAND,
-#   TALLY_PKG_CONFIG (may be empty), and with a build type TALLY_CXX_FLAGS_CONFIG and
-#   TALLY_EXE_LINKER_FLAGS_CONFIG (that type's flags).
+#   TALLY_PKG_CONFIG (may be empty), TALLY_TOOLCHAIN_FILE (a cross build's, e.g. MinGW's:
+#   the consumers are then built for that target and run through its emulator), and with
+#   a build type TALLY_CXX_FLAGS_CONFIG and TALLY_EXE_LINKER_FLAGS_CONFIG (that type's flags).
 cmake_minimum_required(VERSION 3.16)
 
 set(tally_packaging_dir "${CMAKE_CURRENT_LIST_DIR}")
@@ -28,6 +29,9 @@ if(TALLY_BUILD_TYPE)
 endif()
 if(TALLY_MAKE_PROGRAM)
   list(APPEND tally_toolchain_args "-DCMAKE_MAKE_PROGRAM=${TALLY_MAKE_PROGRAM}")
+endif()
+if(TALLY_TOOLCHAIN_FILE)
+  list(APPEND tally_toolchain_args "-DCMAKE_TOOLCHAIN_FILE=${TALLY_TOOLCHAIN_FILE}")
 endif()
 
 # tally_run(<what> COMMAND <args>... [OUTPUT_VARIABLE <var>]): runs a command and stops
@@ -67,6 +71,11 @@ function(tally_consume consumer build)
     # The prefix is the only place the package may come from; find_package and
     # pkg_check_modules also check that (TALLY_EXPECTED_PREFIX).
     list(APPEND args "-DCMAKE_PREFIX_PATH=${arg_PREFIX}" "-DTALLY_EXPECTED_PREFIX=${arg_PREFIX}")
+    if(TALLY_TOOLCHAIN_FILE)
+      # A cross build looks for packages only under its find roots (the target's sysroot):
+      # the prefix becomes one, as a cross-compiling user would make it.
+      list(APPEND args "-DCMAKE_FIND_ROOT_PATH=${arg_PREFIX}")
+    endif()
     set(ENV{PKG_CONFIG_PATH} "${arg_PREFIX}/share/pkgconfig")
   endif()
   if(arg_SOURCE)

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Compiles and runs every ```cpp block of README.md as its own program.
 
-usage: check_snippets.py README.md CXX CXX_FLAGS INCLUDE_DIR WORK_DIR [EIGEN_INCLUDE_DIR]
+usage: check_snippets.py README.md CXX CXX_FLAGS INCLUDE_DIR WORK_DIR [EIGEN_INCLUDE_DIR [RUNNER]]
 A snippet that includes <tally/eigen.hpp> is skipped (with a note) when no Eigen include
-directory is given. Prints 'N passed, N failed'; exits non-zero on any failure."""
+directory is given. RUNNER (e.g. wine for a MinGW compiler) runs the programs. Prints 'N passed, N failed'; exits non-zero on any failure."""
 import pathlib
 import re
 import shlex
@@ -14,6 +14,7 @@ import sys
 def main() -> int:
     readme, cxx, cxx_flags, include, work = sys.argv[1:6]
     eigen = sys.argv[6] if len(sys.argv) > 6 and sys.argv[6] else None
+    runner = shlex.split(sys.argv[7]) if len(sys.argv) > 7 else []
     text = pathlib.Path(readme).read_text()
     snippets = re.findall(r"```cpp\n(.*?)```", text, re.S)
     work_dir = pathlib.Path(work)
@@ -34,7 +35,9 @@ def main() -> int:
             print(f"snippet {number}: does not compile\n{build.stderr}")
             failed += 1
             continue
-        run = subprocess.run([str(binary)], capture_output=True, text=True)
+        if not binary.exists() and binary.with_name(binary.name + ".exe").exists():
+            binary = binary.with_name(binary.name + ".exe")  # MinGW adds the suffix
+        run = subprocess.run([*runner, str(binary)], capture_output=True, text=True)
         if run.returncode != 0:
             print(f"snippet {number}: exited {run.returncode}\n{run.stdout}{run.stderr}")
             failed += 1

@@ -2,7 +2,6 @@
 // best first: the first entry usable on this CPU, at or below the one TALLY_SIMD names.
 #pragma once
 
-#include <cstdlib>
 #include <cstring>
 
 #include "../../simd_variant.hpp"
@@ -33,7 +32,7 @@ inline simd_variant choose_target(const cpu_features& cpu, const char* cap) noex
 }
 
 inline simd_variant active_target() noexcept {
-  static const simd_variant target = choose_target(detect_cpu(), std::getenv("TALLY_SIMD"));
+  static const simd_variant target = choose_target(detect_cpu(), environment_variable("TALLY_SIMD"));
   return target;
 }
 

@@ -5,10 +5,6 @@
 
 #include "../config.hpp"
 
-#if TALLY_X86_SIMD
-#include <cpuid.h>
-#endif
-
 TALLY_BEGIN_NAMESPACE
 namespace detail {
 
@@ -19,21 +15,18 @@ struct cpu_features {
 };
 
 #if TALLY_X86_SIMD
-inline unsigned long long read_xcr0() noexcept {
-  unsigned eax, edx;
-  __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
-  return (static_cast<unsigned long long>(edx) << 32) | eax;
-}
-
+/// CPUID and XCR0 are read through config.hpp (<cpuid.h> or <intrin.h>).
 inline cpu_features detect_cpu() noexcept {
   cpu_features f;
-  unsigned a, b, c, d;
-  if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
+  unsigned r[4];
+  if (!cpuid(1, 0, r)) return f;
+  const unsigned c = r[2];
   const bool osxsave = c & (1u << 27), f16c = c & (1u << 29), fma = c & (1u << 12);
   if (!osxsave || !f16c || !fma) return f;
   const unsigned long long xcr0 = read_xcr0();
   if ((xcr0 & 0x6) != 0x6) return f;  // the OS saves XMM and YMM state
-  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return f;
+  if (!cpuid(7, 0, r)) return f;
+  const unsigned b = r[1];
   const bool avx2 = b & (1u << 5), bmi1 = b & (1u << 3), bmi2 = b & (1u << 8);
   f.avx2 = avx2 && bmi1 && bmi2;
   const bool avx512 = (b & (1u << 16)) && (b & (1u << 17)) && (b & (1u << 30)) && (b & (1u << 31));  // F DQ BW VL

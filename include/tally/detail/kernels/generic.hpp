@@ -166,7 +166,7 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
   std::size_t position = s.position;
   std::size_t i = 0;
   while (i < n) {
-    const std::size_t span = exact ? n - i : std::min(n - i, block_elements - position);
+    const std::size_t span = exact ? n - i : (std::min)(n - i, block_elements - position);
     std::size_t j = 0;
     for (; j + W <= span; j += W) {
       const std::size_t at = i + j;

@@ -30,7 +30,7 @@ struct scan_layout {
 
   std::size_t outer_count(std::size_t first_dim = 0, std::size_t end_dim = max_rank) const noexcept {
     std::size_t n = 1;
-    for (std::size_t d = first_dim; d < std::min(end_dim, outer_rank); ++d) n *= outer[d].size;
+    for (std::size_t d = first_dim; d < (std::min)(end_dim, outer_rank); ++d) n *= outer[d].size;
     return n;
   }
 };

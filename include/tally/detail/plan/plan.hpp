@@ -92,7 +92,7 @@ scan_plan make_plan(const scan_layout& layout, bool exclusive, bool in_place, bo
     const std::size_t share = (l.outer_count(0, rank - 1) >= threads) ? l.outer[rank - 1].size
                                                                        : (l.outer[rank - 1].size + threads - 1) / threads;
     const std::size_t unit = tuning::min_column_tile;
-    plan.tile = std::min(column_tile<T>(), std::max(unit, (share + unit - 1) / unit * unit));
+    plan.tile = (std::min)(column_tile<T>(), (std::max)(unit, (share + unit - 1) / unit * unit));
   } else if (const std::size_t d = input_unit_dim(); d < rank && l.axis_size > 1) {
     plan.shape = kernel_shape::gathered_columns;
     move_last(l, d);

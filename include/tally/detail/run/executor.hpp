@@ -17,7 +17,7 @@ struct executor {
   void* host = nullptr;
 
   static executor from(const execution_options& options) noexcept {
-    return {resolve_threads(options.threads), options.parallel_for, options.host};
+    return {resolve_threads(options.threads, options.parallel_for != nullptr), options.parallel_for, options.host};
   }
 };
 
@@ -38,7 +38,7 @@ inline void run_tasks(const executor& exec, unsigned threads, std::size_t count,
 /// Calls `f(begin, end)` over [0, count) cut into `parts` contiguous ranges, in parallel.
 template <class F>
 void parallel_ranges(const executor& exec, std::size_t count, std::size_t parts, F& f) noexcept {
-  parts = std::min(parts, count);
+  parts = (std::min)(parts, count);
   struct context_t {
     F* f;
     std::size_t count, parts;

@@ -39,7 +39,7 @@ struct split_line_job {
     const auto offset = static_cast<std::ptrdiff_t>(block * block_elements);
     return reverse ? -offset : offset;
   }
-  std::size_t length(std::size_t block) const noexcept { return std::min(block_elements, n - block * block_elements); }
+  std::size_t length(std::size_t block) const noexcept { return (std::min)(block_elements, n - block * block_elements); }
   std::size_t part_begin(std::size_t part) const noexcept { return blocks * part / parts; }
 
   static void reduce(void* self, std::size_t part) noexcept {
@@ -65,7 +65,7 @@ struct split_line_job {
     const std::size_t total_blocks = (n + block_elements - 1) / block_elements;
     const std::size_t part_blocks = std::max<std::size_t>(1, tuning::split_part_bytes / (block_elements * sizeof(T)));
     for (first_block = 0; first_block < total_blocks; first_block += blocks) {
-      blocks = std::min({total_blocks - first_block, part_blocks * threads, max_round_blocks});
+      blocks = (std::min)({total_blocks - first_block, part_blocks * threads, max_round_blocks});
       parts = std::min<std::size_t>(threads, blocks);
       run_tasks(exec, threads, parts, &reduce, this);
       for (std::size_t b = 0; b < blocks; ++b) {

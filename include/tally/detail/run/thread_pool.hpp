@@ -1,42 +1,59 @@
 // tally's own threads: one lazily created pool (none exists until a call asks for more
 // than one thread). Which thread runs which task never changes a result. The policy (thread counts, spinning, fork,
-// exit) is documented in docs/threads.md.
+// exit) is documented in docs/threads.md. Without threads (TALLY_THREADS == 0, see
+// config.hpp) the pool runs every task on the calling thread.
 #pragma once
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <mutex>
-#include <thread>
 
 #include "../config.hpp"
 #include "../plan/tuning.hpp"
 
+#if TALLY_THREADS
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#endif
+
 TALLY_BEGIN_NAMESPACE
 namespace detail {
 
-/// The machine's hardware threads (read once), or 1 when the platform cannot tell.
+/// The machine's hardware threads (read once), or 1 when the platform cannot tell; 1
+/// without threads, where tally can use the calling thread only.
 inline unsigned hardware_threads() noexcept {
+#if TALLY_THREADS
   static const unsigned count = [] {
     const unsigned n = std::thread::hardware_concurrency();
     return n == 0 ? 1u : n;
   }();
   return count;
+#else
+  return 1;
+#endif
 }
 
 /// The threads a call runs on: `requested`, or one per hardware thread for 0, and never
-/// more than the hardware threads: more would only make the call slower.
-inline unsigned resolve_threads(unsigned requested) noexcept {
+/// more than the hardware threads: more would only make the call slower. Without
+/// threads a host's pool (`host_pool`) gets `requested` as given (0: 1): tally cannot
+/// count the cores there, and the host that runs the tasks knows its own pool.
+inline unsigned resolve_threads(unsigned requested, bool host_pool = false) noexcept {
+#if !TALLY_THREADS
+  if (host_pool) return requested == 0 ? 1 : requested;
+#endif
+  (void)host_pool;
   const unsigned hw = hardware_threads();
   return requested == 0 || requested > hw ? hw : requested;
 }
 
 using task_function = void (*)(void* context, std::size_t index);
 
+#if TALLY_THREADS
+TALLY_ALIGNAS_PADDING_BEGIN
 /// A fork-join pool: run() hands `count` tasks to up to `threads` threads (the caller
 /// included) and returns when all are done.
 ///
@@ -114,7 +131,7 @@ class thread_pool {
     std::condition_variable done;
 
     unsigned start_workers(unsigned wanted) noexcept {
-      wanted = std::min(wanted, capacity);
+      wanted = (std::min)(wanted, capacity);
       while (started < wanted) {
         try {
           std::thread(&state::work, this, started).detach();
@@ -123,7 +140,7 @@ class thread_pool {
         }
         ++started;
       }
-      return std::min(wanted, started);
+      return (std::min)(wanted, started);
     }
 
     void execute(std::size_t count_, unsigned helpers, task_function task_, void* context_) noexcept {
@@ -252,6 +269,20 @@ class thread_pool {
   bool hooks_registered_ = false;            // pthread_atfork and atexit, under busy_
   state* abandoned_ = nullptr;               // the states of parent processes
 };
+TALLY_ALIGNAS_PADDING_END
+#else
+/// Without threads: run() runs the tasks in order on the calling thread.
+class thread_pool {
+ public:
+  static thread_pool& instance() noexcept {
+    static thread_pool pool;
+    return pool;
+  }
+  void run(std::size_t count, unsigned, task_function task, void* context) noexcept {
+    for (std::size_t i = 0; i < count; ++i) task(context, i);
+  }
+};
+#endif
 
 }  // namespace detail
 TALLY_END_NAMESPACE

@@ -28,7 +28,7 @@ struct tiles_job {
     std::size_t t = begin % plan.tiles;
     for (std::size_t i = begin; i < end; ++i) {
       const std::size_t j0 = t * plan.tile;
-      const std::size_t width = std::min(plan.tile, inner.size - j0);
+      const std::size_t width = (std::min)(plan.tile, inner.size - j0);
       std::ptrdiff_t at[operand_count];
       for (int op = 0; op < operand_count; ++op)
         at[op] = w.offset[op] + static_cast<std::ptrdiff_t>(j0) * inner.stride[op];
@@ -63,7 +63,7 @@ struct tiles_job {
     } else {
       alignas(64) T tile[tuning::gather_elements];  // [depth][width]
       for (std::size_t k0 = 0; k0 < l.axis_size; k0 += plan.depth) {
-        const std::size_t rows = std::min(plan.depth, l.axis_size - k0);
+        const std::size_t rows = (std::min)(plan.depth, l.axis_size - k0);
         const auto k = static_cast<std::ptrdiff_t>(k0);
         kernels.columns(in + k * l.axis_in_stride, l.axis_in_stride, tile, static_cast<std::ptrdiff_t>(width), width,
                         rows, acc, plan.exclusive, has_carries || k0 > 0, false);
@@ -83,7 +83,7 @@ struct tiles_job {
     for (std::size_t j = 0; j < width; ++j) states[j] = carries.line_start(offset_at(at, inner, carry_in_operand, j));
     alignas(64) T tile[tuning::gather_elements];  // [width][depth]
     for (std::size_t k0 = 0; k0 < l.axis_size; k0 += plan.depth) {
-      const std::size_t rows = std::min(plan.depth, l.axis_size - k0);
+      const std::size_t rows = (std::min)(plan.depth, l.axis_size - k0);
       const auto k = static_cast<std::ptrdiff_t>(k0);
       for (std::size_t j = 0; j < width; ++j)
         kernels.line(states[j], carries.p.in + offset_at(at, inner, in_operand, j) + k, tile + j * plan.depth, false,

@@ -101,11 +101,11 @@ inline status check_buffers(const tensor_desc& in, const tensor_desc& out, const
   const auto in_address = reinterpret_cast<std::uintptr_t>(input);
   const auto out_address = reinterpret_cast<std::uintptr_t>(output);
   if (in_address % element != 0)
-    return status(status_code::misaligned_buffer, "the input buffer %p is not aligned to its %zu-byte elements",
-                  input, element);
+    return status(status_code::misaligned_buffer, "the input buffer %p is not aligned to its %llu-byte elements",
+                  input, ull(element));
   if (out_address % element != 0)
-    return status(status_code::misaligned_buffer, "the output buffer %p is not aligned to its %zu-byte elements",
-                  output, element);
+    return status(status_code::misaligned_buffer, "the output buffer %p is not aligned to its %llu-byte elements",
+                  output, ull(element));
   if (in.total_tensor_size_in_bytes > UINTPTR_MAX - in_address)
     return status(status_code::size_overflow, "input.total_tensor_size_in_bytes (%llu) runs past the end of the address space",
                   static_cast<unsigned long long>(in.total_tensor_size_in_bytes));

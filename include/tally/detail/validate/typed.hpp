@@ -28,8 +28,8 @@ inline status check_carry(const placed_layout& carry, int op, const char* name, 
   const bool keepdims = c.rank == r.rank && c.extents[r.axis] == 1;
   if (!keepdims && c.rank + 1 != r.rank)
     return status(status_code::invalid_carry,
-                  "%s has rank %zu; it must be the input's rank without the axis (%zu) or with the axis at size 1",
-                  name, c.rank, r.rank - 1);
+                  "%s has rank %llu; it must be the input's rank without the axis (%llu) or with the axis at size 1",
+                  name, ull(c.rank), ull(r.rank - 1));
   for (std::size_t d = 0, k = 0; d < r.rank; ++d) {
     if (d == r.axis) {
       r.strides[op][d] = 0;
@@ -37,8 +37,8 @@ inline status check_carry(const placed_layout& carry, int op, const char* name, 
       continue;
     }
     if (c.extents[k] != r.extents[d])
-      return status(status_code::invalid_carry, "%s has size %zu where the input has %zu (dimension %zu)", name,
-                    c.extents[k], r.extents[d], d);
+      return status(status_code::invalid_carry, "%s has size %llu where the input has %llu (dimension %llu)",
+                    name, ull(c.extents[k]), ull(r.extents[d]), ull(d));
     r.strides[op][d] = c.strides[k++];
   }
   return {};
@@ -51,16 +51,16 @@ inline status check_typed(const placed_layout& in, const placed_layout& out, int
                           const placed_layout& carry_out, scan_request& r) noexcept {
   const std::size_t rank = in.layout.rank;
   if (rank != out.layout.rank)
-    return status(status_code::dimension_count_mismatch, "input rank %zu differs from output rank %zu", rank,
-                  out.layout.rank);
+    return status(status_code::dimension_count_mismatch, "input rank %llu differs from output rank %llu", ull(rank),
+                  ull(out.layout.rank));
   const auto signed_rank = static_cast<long long>(rank);
   if (axis_arg < -signed_rank || axis_arg >= signed_rank)
-    return status(status_code::invalid_axis, "axis %d is out of range for rank %zu (valid: -%zu .. %lld)", axis_arg,
-                  rank, rank, signed_rank - 1);
+    return status(status_code::invalid_axis, "axis %d is out of range for rank %llu (valid: -%llu .. %lld)", axis_arg,
+                  ull(rank), ull(rank), signed_rank - 1);
   for (std::size_t d = 0; d < rank; ++d)
     if (in.layout.extents[d] != out.layout.extents[d])
-      return status(status_code::size_mismatch, "input size %zu differs from output size %zu in dimension %zu",
-                    in.layout.extents[d], out.layout.extents[d], d);
+      return status(status_code::size_mismatch, "input size %llu differs from output size %llu in dimension %llu",
+                    ull(in.layout.extents[d]), ull(out.layout.extents[d]), ull(d));
   if (options.direction != axis_direction::increasing && options.direction != axis_direction::decreasing)
     return status(status_code::invalid_direction, "direction is %u; it must be 0 or 1",
                   static_cast<unsigned>(options.direction));

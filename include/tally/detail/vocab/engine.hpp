@@ -83,8 +83,8 @@ inline status check(const operands& p, int axis_arg, const scan_options& options
                   op.name);
   const auto signed_rank = static_cast<long long>(rank);
   if (axis_arg < -signed_rank || axis_arg >= signed_rank)
-    return status(status_code::invalid_axis, "%s: axis %d is out of range for rank %zu (valid: -%zu .. %lld)",
-                  op.name, axis_arg, rank, rank, signed_rank - 1);
+    return status(status_code::invalid_axis, "%s: axis %d is out of range for rank %llu (valid: -%llu .. %lld)",
+                  op.name, axis_arg, ull(rank), ull(rank), signed_rank - 1);
   const std::size_t axis = static_cast<std::size_t>(axis_arg < 0 ? axis_arg + signed_rank : axis_arg);
   const std::size_t length = p.in.layout.extents[axis];
   struct named {
@@ -98,13 +98,13 @@ inline status check(const operands& p, int axis_arg, const scan_options& options
   for (const named& o : others) {
     if (o.view != &p.out && o.view->layout.rank == 0) continue;  // absent optional operand
     if (o.view->layout.rank != rank)
-      return status(status_code::dimension_count_mismatch, "%s: input rank %zu differs from %s rank %zu", op.name,
-                    rank, o.name, o.view->layout.rank);
+      return status(status_code::dimension_count_mismatch, "%s: input rank %llu differs from %s rank %llu", op.name,
+                    ull(rank), o.name, ull(o.view->layout.rank));
     for (std::size_t d = 0; d < rank; ++d) {
       const std::size_t want = d == axis ? o.axis_extent : p.in.layout.extents[d];
       if (o.view->layout.extents[d] != want)
-        return status(status_code::size_mismatch, "%s: %s size %zu in dimension %zu; it must be %zu%s", op.name,
-                      o.name, o.view->layout.extents[d], d, want,
+        return status(status_code::size_mismatch, "%s: %s size %llu in dimension %llu; it must be %llu%s", op.name,
+                      o.name, ull(o.view->layout.extents[d]), ull(d), ull(want),
                       d == axis && o.view == &p.out && options.include_initial
                           ? " (the input's length plus one: include_initial)"
                           : "");
@@ -380,10 +380,10 @@ void run(const Op& op, layout l, pointers<Op> p, const executor& exec) {
     for (int s = 0; s < slot_count; ++s) step[s] = l.strides[s][l.outer_rank - 1];
     for (std::size_t t = begin; t < end; ++t) {
       w.start(t / tiles);
-      const std::size_t first = (t % tiles) * width;
+      const std::size_t first = (t - t / tiles * tiles) * width;  // (t mod tiles): no printf-like "%t" for the check
       std::ptrdiff_t offset[slot_count];
       for (int s = 0; s < slot_count; ++s) offset[s] = w.offset[s] + static_cast<std::ptrdiff_t>(first) * step[s];
-      scan_tile(op, l, moved(p, offset), step, std::min(width, tile_extent - first));
+      scan_tile(op, l, moved(p, offset), step, (std::min)(width, tile_extent - first));
     }
   };
   parallel_ranges(exec, tasks, parts, job);
@@ -421,8 +421,8 @@ void scan(const Op& op, op_traits traits, const typename Op::in_type* in, const 
     holder = packed_copy(data, view.layout);
     if (!holder)
       throw error(status(status_code::out_of_memory,
-                         "%s: cannot allocate the %zu-element copy of the %s, which overlaps an output", traits.name,
-                         view.layout.count(), name));
+                         "%s: cannot allocate the %llu-element copy of the %s, which overlaps an output", traits.name,
+                         ull(view.layout.count()), name));
     data = holder.get();
   };
   // Staging changes only where the data lives (packed), not its shape: recheck to get

@@ -32,18 +32,18 @@ std::size_t check_initial_output(const tensor_view<In>& in, const tensor_view<Ou
   if (exclusive)
     throw error(status(status_code::invalid_option, "exclusive and include_initial cannot both be set"));
   if (in_rank != out_rank || in_rank == 0)
-    throw error(status(status_code::dimension_count_mismatch, "input rank %zu differs from output rank %zu", in_rank,
-                       out_rank));
+    throw error(status(status_code::dimension_count_mismatch, "input rank %llu differs from output rank %llu", ull(in_rank),
+                       ull(out_rank)));
   const auto signed_rank = static_cast<long long>(in_rank);
   if (axis < -signed_rank || axis >= signed_rank)
-    throw error(status(status_code::invalid_axis, "axis %d is out of range for rank %zu (valid: -%zu .. %lld)", axis,
-                       in_rank, in_rank, signed_rank - 1));
+    throw error(status(status_code::invalid_axis, "axis %d is out of range for rank %llu (valid: -%llu .. %lld)", axis,
+                       ull(in_rank), ull(in_rank), signed_rank - 1));
   const std::size_t a = axis_index(in_rank, axis), length = in.extent(a);
   if (out.extent(a) != length + 1)
     throw error(status(status_code::size_mismatch,
-                       "output size %zu in dimension %zu; it must be %zu (the input's length plus one: "
+                       "output size %llu in dimension %llu; it must be %llu (the input's length plus one: "
                        "include_initial)",
-                       out.extent(a), a, length + 1));
+                       ull(out.extent(a)), ull(a), ull(length + 1)));
   // The scan checks its part of the output and the initial slice is unique alone: only the
   // whole view tells whether the two share addresses.
   if (!layout_of(out).without_unit_strides().is_unique())
