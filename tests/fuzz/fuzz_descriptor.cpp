@@ -47,7 +47,7 @@ std::uint32_t decode_rank(byte_reader& r) {
   return r.u32();
 }
 
-std::uint32_t decode_size(byte_reader& r) {
+std::uint32_t decode_descriptor_size(byte_reader& r) {  // DirectML sizes: uint32, 0 allowed
   const std::uint8_t b = r.u8();
   if (b < 0xc0) return 1 + b % 6u;
   if (b < 0xf0) return 1u + r.u8();
@@ -242,7 +242,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   in.stored = std::min<std::uint32_t>(in.rank, 16);
   in.sizes = make_array(in.stored);
-  for (std::size_t d = 0; d < in.stored; ++d) in.sizes[d] = decode_size(r);
+  for (std::size_t d = 0; d < in.stored; ++d) in.sizes[d] = decode_descriptor_size(r);
   if (flags & 8) in.strides = decode_strides(r, in.stored, in.sizes.get());
   in.total = decode_total(r, tally_test::min_buffer_bytes(in.type, in.rank, in.sizes.get(), in.strides.get()));
 
