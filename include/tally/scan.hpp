@@ -86,8 +86,10 @@ void typed_scan_with_initial(tensor_view<const T> in, tensor_view<T> out, int ax
 template <class Op, class T>
 void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis, const scan_options& options,
                 tensor_view<const carry_t<T>> carry_in, tensor_view<carry_t<T>> carry_out) {
-  in = as_scannable(in);
-  out = as_scannable(out);
+  if (in.rank() == 0 && out.rank() == 0) {  // a 0-d scan is the 1-element one; mixed ranks are refused below
+    in = as_scannable(in);
+    out = as_scannable(out);
+  }
   if (options.include_initial) return typed_scan_with_initial<Op, T>(in, out, axis, options, carry_in, carry_out);
   static_assert(tally::is_element_type_v<T>,
                 "tally scans float, double, tally::half and 8/16/32/64-bit integers");
