@@ -80,6 +80,10 @@ void run(byte_reader& r, std::uint8_t flags) {
   std::copy(sizes, sizes + 9, out_sizes);
   if ((flags & 0x10) && rank > 0) out_sizes[r.u8() % rank] += 1;
   const std::size_t out_rank = out_rank_differs ? (rank <= 1 ? rank + 1 : rank - 1) : rank;
+  // A 0-d input and output with axis 0 or -1 is a valid scan since the scan vocabulary
+  // (spec section 5); fuzz_vocabulary and test_vocabulary check those. Here rank 0 is
+  // only fuzzed where it must be refused (mixed ranks, other axes).
+  if (rank == 0 && out_rank == 0 && (axis == 0 || axis == -1)) return;
   if (out_rank > rank) out_sizes[rank] = 1;
 
   const layout in_l = decode_layout(r, rank, sizes);
@@ -129,7 +133,8 @@ void run(byte_reader& r, std::uint8_t flags) {
                                     (flags & 0x20) ? 2u : 1u};
 
   // The reference rules for "this call must succeed".
-  const bool carry_shape_ok = !bad_carry && carry_rank >= 1;  // rank-1 inputs keep a rank-1 carry only with keepdims
+  // A rank-1 input's carry is 0-d (one line), or rank 1 with keepdims.
+  const bool carry_shape_ok = carry_rank >= 1 ? !bad_carry : rank == 1;
   const bool wants_carry = use_carry_in || use_carry_out;
   bool must_succeed = axis_ok && out_rank == rank && direction <= 1 && (flags & 0x10) == 0 &&
                       distinct_addresses(out_l) && (!wants_carry || carry_shape_ok);

@@ -44,7 +44,7 @@ inline status check_carry(const placed_layout& carry, int op, const char* name, 
   return {};
 }
 
-/// Everything the typed layer checks; on success `r` is the request. A carry of rank 0
+/// Everything the typed layer checks; on success `r` is the request. A carry view without data
 /// is absent.
 inline status check_typed(const placed_layout& in, const placed_layout& out, int axis_arg,
                           const scan_options& options, const placed_layout& carry_in,
@@ -75,8 +75,10 @@ inline status check_typed(const placed_layout& in, const placed_layout& out, int
   r.exclusive = options.exclusive;
   r.set_strides(in_operand, in.layout);
   r.set_strides(out_operand, out.layout);
-  r.has_carry_in = carry_in.layout.rank != 0;
-  r.has_carry_out = carry_out.layout.rank != 0;
+  // A carry is absent when its view is empty-handed (no data): a 0-d carry with data is
+  // the carry of a 1-D scan's one line.
+  r.has_carry_in = carry_in.layout.rank != 0 || carry_in.data != nullptr;
+  r.has_carry_out = carry_out.layout.rank != 0 || carry_out.data != nullptr;
   if (r.has_carry_in)
     if (status s = check_carry(carry_in, carry_in_operand, "carry_in", r); !s) return s;
   if (r.has_carry_out) {
