@@ -827,6 +827,13 @@ TEST_CASE("0-d tensors: one element, axis 0 or -1, the output is the input (PyTo
   tally::cumsum(in, tensor_view<float>(two, {2}), 0, initial);
   CHECK((two[0] == 0.0f && two[1] == x));
   CHECK(y == 42);
+  // Without include_initial, a 0-d input and a rank-1 output are a rank mismatch (found by fuzz_typed).
+  float one[1] = {42};
+  check_refused([&] { tally::cumsum(in, tensor_view<float>(one, {1}), 0); }, status_code::dimension_count_mismatch,
+                "rank");
+  check_refused([&] { tally::cummax(in, tensor_view<float>(one, {1}), 0); }, status_code::dimension_count_mismatch,
+                "rank");
+  CHECK(one[0] == 42);
 }
 
 }  // namespace

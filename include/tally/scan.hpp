@@ -86,7 +86,7 @@ void typed_scan_with_initial(tensor_view<const T> in, tensor_view<T> out, int ax
 template <class Op, class T>
 void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis, const scan_options& options,
                 tensor_view<const carry_t<T>> carry_in, tensor_view<carry_t<T>> carry_out) {
-  if (in.rank() == 0 && out.rank() == 0) {  // a 0-d scan is the 1-element one; mixed ranks are refused below
+  if (is_0d_scan(in, out, options.include_initial)) {
     in = as_scannable(in);
     out = as_scannable(out);
   }

@@ -108,6 +108,14 @@ tensor_view<T> as_scannable(const tensor_view<T>& v) {
   const std::size_t one = 1;
   return tensor_view<T>(v.data(), 1, &one);
 }
+
+/// Whether a scan of `in` into `out` is a 0-d scan, run as the rank-1 scan of its one
+/// element: a 0-d input with a 0-d output or, with include_initial, a rank-1 output (of
+/// two elements). Any other rank mismatch stays one, for the checks to refuse.
+template <class T, class U>
+bool is_0d_scan(const tensor_view<T>& in, const tensor_view<U>& out, bool include_initial) {
+  return in.is_scalar() && (out.is_scalar() || (include_initial && out.rank() == 1));
+}
 }  // namespace detail
 
 TALLY_END_NAMESPACE

@@ -57,10 +57,15 @@ template <class Op>
 void call(const Op& op, const char* name, tensor_view<const typename Op::in_type> in,
           tensor_view<typename Op::out_type> out, tensor_view<std::int64_t> index,
           tensor_view<const std::uint8_t> resets, int axis, const scan_options& options) {
-  in = as_scannable(in);
-  out = as_scannable(out);
-  index = as_scannable(index);
-  resets = as_scannable(resets);
+  if (is_0d_scan(in, out, options.include_initial)) {
+    in = as_scannable(in);
+    out = as_scannable(out);
+    index = as_scannable(index);
+    resets = as_scannable(resets);
+  }
+  if (in.rank() == 0 && out.rank() != 0)
+    throw error(status(status_code::dimension_count_mismatch, "%s: input rank 0 differs from output rank %llu", name,
+                       ull(out.rank())));
   if (in.rank() == 0)
     throw error(status(status_code::invalid_dimension_count, "%s: the input is not a tensor (rank 0)", name));
   scan<Op>(op, op_traits{Op::has_identity, name}, in.data(), layout_of(in), out.data(), layout_of(out), index.data(),
