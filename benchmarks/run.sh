@@ -7,10 +7,38 @@
 #   benchmarks/run.sh --filter '^sweep'                        # the shape sweep only
 #   benchmarks/run.sh --filter '^small'                        # the small-call table only
 #   benchmarks/run.sh --save-json build-bench/run.json
+#   benchmarks/run.sh --accuracy                               # the accuracy table only
+# An unfiltered run also builds tally_bench_accuracy and prints its accuracy table (issue 13:
+# max ulp of each cumsum scheme against an exact running sum) after the speed tables; a run
+# with --filter prints the speed tables only.
 # Run it on a quiet machine: the targets are ratios, but noise still moves them.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build-bench"
+
+accuracy=yes
+for arg in "$@"; do
+  case $arg in
+    --filter|--filter=*|-h|--help) accuracy=no ;;
+    --accuracy) accuracy=only; break ;;
+  esac
+done
+
+configure() {
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTALLY_BUILD_BENCHMARKS=ON \
+        -DTALLY_BUILD_TESTS=OFF -DTALLY_BUILD_EXAMPLES=OFF >&2
+}
+
+# The accuracy table alone: no speed run, no charts, no matplotlib.
+if [ "$accuracy" = only ]; then
+  if [ "$#" -ne 1 ]; then
+    echo "run.sh: --accuracy takes no other arguments" >&2
+    exit 2
+  fi
+  configure
+  cmake --build "$build" --target tally_bench_accuracy -j2 >&2
+  exec "$build/benchmarks/tally_bench_accuracy"
+fi
 
 # Debian's python3-matplotlib lives in /usr/bin/python3's path; prefer it when present.
 python=python3
@@ -32,9 +60,23 @@ if ! "$python" -c 'import matplotlib' 2>/dev/null; then
   fi
 fi
 
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTALLY_BUILD_BENCHMARKS=ON \
-      -DTALLY_BUILD_TESTS=OFF -DTALLY_BUILD_EXAMPLES=OFF >&2
-cmake --build "$build" --target tally_bench tally_bench_vocabulary -j2 >&2
+configure
+if [ "$accuracy" = yes ]; then
+  cmake --build "$build" --target tally_bench tally_bench_vocabulary tally_bench_accuracy -j2 >&2
+else
+  cmake --build "$build" --target tally_bench tally_bench_vocabulary -j2 >&2
+fi
 # The vocabulary's rows (cummax, logcumsumexp, nancumsum, wider outputs, segmented, user
 # operators) are in their own binary: build-bench/benchmarks/tally_bench_vocabulary.
-exec "$python" "$root/benchmarks/report.py" "$build/benchmarks/tally_bench" "$@"
+if [ "$accuracy" != yes ]; then
+  exec "$python" "$root/benchmarks/report.py" "$build/benchmarks/tally_bench" "$@"
+fi
+# The speed tables, then the accuracy table; the exit status is report.py's if it failed,
+# else the accuracy program's (non-zero: threads = 2 differed from threads = 1, or a
+# variant's run failed).
+status=0
+"$python" "$root/benchmarks/report.py" "$build/benchmarks/tally_bench" "$@" || status=$?
+echo
+"$build/benchmarks/tally_bench_accuracy" || accuracy_status=$?
+[ "$status" -ne 0 ] || status=${accuracy_status:-0}
+exit "$status"
