@@ -26,8 +26,9 @@ using carry_type = detail::carry_t<T>;
 namespace detail {
 
 template <class Op, class T>
-void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis, const scan_options& options,
-                tensor_view<const carry_t<T>> carry_in, tensor_view<carry_t<T>> carry_out);
+void typed_scan(const tensor_view<const T>& in_view, const tensor_view<T>& out_view, int axis,
+                const scan_options& options, tensor_view<const carry_t<T>> carry_in,
+                tensor_view<carry_t<T>> carry_out);
 
 /// include_initial on the SIMD engine: the scan goes to the output without its initial
 /// slice (so it keeps the kernels' speed and bits), then the slice receives the carry or
@@ -83,9 +84,13 @@ void typed_scan_with_initial(tensor_view<const T> in, tensor_view<T> out, int ax
 
 /// Checks, stages an input that overlaps the output, and runs: the typed layer's one
 /// place that throws.
+/// (The views come by reference so that the small-call path before it copies nothing.)
 template <class Op, class T>
-void typed_scan(tensor_view<const T> in, tensor_view<T> out, int axis, const scan_options& options,
-                tensor_view<const carry_t<T>> carry_in, tensor_view<carry_t<T>> carry_out) {
+void typed_scan(const tensor_view<const T>& in_view, const tensor_view<T>& out_view, int axis,
+                const scan_options& options, tensor_view<const carry_t<T>> carry_in,
+                tensor_view<carry_t<T>> carry_out) {
+  tensor_view<const T> in = in_view;
+  tensor_view<T> out = out_view;
   if (is_0d_scan(in, out, options.include_initial)) {
     in = as_scannable(in);
     out = as_scannable(out);

@@ -44,7 +44,9 @@ class tensor_view {
   /// Rank known at run time; `strides == nullptr` means packed row-major. Rank 0 (a 0-d
   /// tensor) needs data.
   tensor_view(T* data, std::size_t rank, const std::size_t* sizes, const std::ptrdiff_t* strides = nullptr)
-      : data_(data) {
+      : data_(data), layout_(detail::strided_layout::make(rank <= max_rank ? rank : 0, sizes, strides)) {
+    // The layout is built in place, before the checks: copying a just-written layout
+    // stalls on store forwarding, a large part of a small call's cost.
     if (rank > max_rank)
       throw error(status(status_code::invalid_dimension_count, "tensor_view: rank is %llu; it must be 0..%llu",
                          detail::ull(rank), detail::ull(max_rank)));
@@ -52,7 +54,6 @@ class tensor_view {
       if (!data) throw error(status(status_code::null_pointer, "tensor_view: the 0-d tensor's data is null"));
       return;
     }
-    layout_ = detail::strided_layout::make(rank, sizes, strides);
     const detail::checked_u64 count = layout_.checked_count(), span = layout_.required_span();
     const std::uint64_t limit = static_cast<std::uint64_t>(PTRDIFF_MAX) / sizeof(T);
     if (count.overflow || span.overflow || count.value > limit || span.value > limit)

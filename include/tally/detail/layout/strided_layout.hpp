@@ -65,19 +65,28 @@ struct nd_walker {
 
 struct strided_layout {
   std::size_t rank = 0;  // 0: no tensor
-  std::size_t extents[max_rank] = {};
-  std::ptrdiff_t strides[max_rank] = {};  // in elements
+  std::size_t extents[max_rank];
+  std::ptrdiff_t strides[max_rank];  // in elements; both arrays are 0 past rank
+
+  strided_layout() noexcept : extents{}, strides{} {}
+
+ private:
+  // make() writes every entry itself: zeroing them first costs a small call more than its scan.
+  enum filled_by_caller_t { filled_by_caller };
+  explicit strided_layout(filled_by_caller_t) noexcept {}
+
+ public:
 
   /// Extents of any integer type; strides of any integer type, or null for packed row-major.
   template <class E, class S>
   static strided_layout make(std::size_t rank, const E* extents, const S* strides) noexcept {
-    strided_layout l;
+    strided_layout l(filled_by_caller);
     l.rank = rank;
     std::ptrdiff_t packed = 1;
-    for (std::size_t d = rank; d-- > 0;) {
-      l.extents[d] = static_cast<std::size_t>(extents[d]);
-      l.strides[d] = strides ? static_cast<std::ptrdiff_t>(strides[d]) : packed;
-      packed = static_cast<std::ptrdiff_t>(static_cast<std::size_t>(packed) * l.extents[d]);
+    for (std::size_t d = max_rank; d-- > 0;) {  // every entry once: no zeroing pass first
+      l.extents[d] = d < rank ? static_cast<std::size_t>(extents[d]) : 0;
+      l.strides[d] = d >= rank ? 0 : strides ? static_cast<std::ptrdiff_t>(strides[d]) : packed;
+      packed = static_cast<std::ptrdiff_t>(static_cast<std::size_t>(packed) * (d < rank ? l.extents[d] : 1));
     }
     return l;
   }

@@ -41,7 +41,7 @@ bool small_scan(const T* in, T* out, std::size_t rank, const std::size_t* extent
   if (count == 0 || count * sizeof(T) > tuning::small_call_bytes || after > column_tile<T>()) return false;
   const kernel_set<Op, T>& kernels = select_kernels<Op, T>();
   const auto last = static_cast<std::ptrdiff_t>(n) - 1;
-  if (after == 1 && n <= short_line_max) {
+  if (after == 1 && n <= short_line_max && before > 1) {
     kernels.short_lines(in, out, n, before, decreasing, exclusive, false);
   } else if (after == 1) {
     for (std::size_t line = 0; line < before; ++line) {
