@@ -199,6 +199,47 @@ TEST_CASE("shapes: streamed outputs at every element offset from a cache line", 
   check_exact<std::int16_t>(narrow, rng);
 }
 
+/// A streamed scan of an input seen transposed (the gathered tiles: axis 0 reads lines
+/// contiguous in the input, axis 1 rows of columns), into a packed output at an element
+/// offset: the tiles and pieces then start on the output's lines, not on the tensor's.
+template <class T>
+void check_transposed(std::size_t out_offset, int axis, bool decreasing, bool exclusive, unsigned threads,
+                      rng_t& rng) {
+  const std::size_t rows = 2051, cols = 2053;  // above the streaming size, tiles cut unevenly
+  const std::size_t n = rows * cols;
+  std::vector<T> x(n);  // the logical tensor, row-major
+  for (T& v : x) v = exact_value<T>(rng);
+  std::vector<T> storage(n);  // the input's memory: column-major, so seen transposed
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) storage[i + j * rows] = x[i * cols + j];
+  offset_buffer<T> out(n, out_offset);
+  tally::scan_options options;
+  options.direction = tally_test::direction_of(decreasing);
+  options.exclusive = exclusive;
+  options.threads = threads;
+  tally_test::typed_scan<T>(false,
+                            tally::tensor_view<const T>(storage.data(), {rows, cols},
+                                                        {1, static_cast<std::ptrdiff_t>(rows)}),
+                            tally::tensor_view<T>(out.data(), {rows, cols}), axis, options);
+  const std::vector<T> want = tally_test::reference_scan_packed<T>(
+      scan_op::sum, {rows, cols}, static_cast<std::size_t>(axis), decreasing, exclusive, x);
+  const std::vector<T> got = out.values(n);
+  const std::size_t at = tally_test::first_difference(want, got);
+  INFO("transposed " << rows << "x" << cols << " axis " << axis << (decreasing ? " decreasing" : "")
+                     << (exclusive ? " exclusive" : "") << " threads " << threads << " out offset " << out_offset
+                     << ": first difference at element " << at);
+  CHECK(at == want.size());
+}
+
+TEST_CASE("shapes: streamed transposed inputs (gathered tiles) at element offsets from a cache line", "[shapes]") {
+  rng_t rng(0x7a9);
+  for (std::size_t out_offset : {0u, 1u, 4u, 15u})
+    for (int axis : {0, 1}) {
+      check_transposed<float>(out_offset, axis, out_offset == 4, out_offset == 1, out_offset == 15 ? 2 : 1, rng);
+      check_transposed<std::int32_t>(out_offset, axis, out_offset == 1, out_offset == 15, out_offset == 4 ? 2 : 1, rng);
+    }
+}
+
 // Sums of real data: the grouping depends only on the layout, so one thread and two give
 // the same bits, for short lines and narrow columns too.
 TEST_CASE("shapes: real-valued short lines and narrow columns give the same bits on 1 and 2 threads", "[shapes]") {

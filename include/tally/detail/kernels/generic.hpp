@@ -331,6 +331,9 @@ TALLY_SIMD_TARGET void scan_narrow_columns(const T* in, T* out, std::size_t widt
   }
 }
 
+/// Rows ahead that scan_columns prefetches its input.
+inline constexpr std::size_t column_prefetch_rows = 4;
+
 /// Rows of running values (the axis is outer, columns contiguous): full-width vertical
 /// combines, one row after the other, so each column keeps the sequential order.
 template <class Op, class T>
@@ -375,10 +378,14 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
       } else {
         for (std::size_t v = 0; v < vectors; v += W) {
           const std::size_t j = descending ? vectors - W - v : v;
-          // The next row's tile, one row ahead (from the last row: the first row of the
-          // tile to the right): rows far apart (few long rows) each start a stream the
-          // hardware prefetchers would learn too late. A prefetch never faults.
-          prefetch(k + 1 < rows ? row_in + in_row_stride + j : in + width + j);
+          // The tile's row `column_prefetch_rows` ahead (from the last row: the first row
+          // of the tile to the right): rows far apart (few long rows, or the short runs of
+          // a gathered tile) each start a stream the hardware prefetchers would learn too
+          // late, and one row is less than a memory latency ahead. A prefetch never faults.
+          if (k + column_prefetch_rows < rows)
+            prefetch(row_in + static_cast<std::ptrdiff_t>(column_prefetch_rows) * in_row_stride + j);
+          else if (k + 1 == rows)
+            prefetch(in + width + j);
           const reg before = V::load(acc + j);
           const reg after = V::template combine<Op>(before, V::load(row_in + j));
           const reg y = exclusive ? (empty_row ? empty : before) : after;
@@ -398,12 +405,42 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
 /// Copies a tile (element (a, b) at tile[a * pitch + b]) to out[a * stride_a + b * stride_b].
 /// When the output runs along a (stride_a == 1) and the elements are 4 bytes, square
 /// blocks are transposed in registers and written as whole vectors (non-temporal when the
-/// output is large and aligned); anything else goes element by element.
+/// output is large); anything else goes element by element.
 template <class T>
 TALLY_SIMD_TARGET void scatter_tile(const T* tile, std::size_t n_a, std::size_t n_b, std::size_t pitch, T* out,
                                     std::ptrdiff_t stride_a, std::ptrdiff_t stride_b, bool stream) noexcept {
   if constexpr (sizeof(T) == 4) {
     constexpr std::size_t W = transpose32::width;
+    using V = vec_for<T>;
+    using writer_t = streaming_writer<V, T>;
+    constexpr std::size_t staged_a = 64;  // the most elements along a that a staged row holds
+    if constexpr (writer_t::usable && V::width == W) {
+      // A large output not aligned to whole lines (a std::vector's): each run of n_a
+      // elements of an output row is transposed into an L1 row first, then streamed at
+      // any alignment by the writer, which assembles whole lines (only a run's two end
+      // lines are stored plainly).
+      const bool lines_aligned = reinterpret_cast<std::uintptr_t>(out) % (W * 4) == 0 &&
+                                 (stride_b * 4) % static_cast<std::ptrdiff_t>(W * 4) == 0;
+      if (stream && !lines_aligned && stride_a == 1 && n_a % W == 0 && n_a >= 2 * W && n_a <= staged_a &&
+          n_b >= W) {
+        alignas(64) T rows[W * staged_a];  // W output rows of n_a elements
+        std::size_t b = 0;
+        for (; b + W <= n_b; b += W) {
+          for (std::size_t a = 0; a < n_a; a += W)
+            transpose32::block(tile + a * pitch + b, pitch, rows + a, static_cast<std::ptrdiff_t>(n_a), false);
+          for (std::size_t r = 0; r < W; ++r) {
+            T* dst = out + static_cast<std::ptrdiff_t>(b + r) * stride_b;
+            writer_t writer;
+            for (std::size_t a = 0; a < n_a; a += W) writer.put(dst + a, V::load(rows + r * n_a + a));
+            writer.flush();
+          }
+        }
+        if (b < n_b)
+          scalar::scatter_tile(tile + b, n_a, n_b - b, pitch, out + static_cast<std::ptrdiff_t>(b) * stride_b,
+                               stride_a, stride_b);
+        return;
+      }
+    }
     if (stride_a == 1 && n_a % W == 0 && n_b >= W) {
       stream = stream && reinterpret_cast<std::uintptr_t>(out) % (W * 4) == 0 &&
                (stride_b * 4) % static_cast<std::ptrdiff_t>(W * 4) == 0;

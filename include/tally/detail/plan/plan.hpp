@@ -39,6 +39,7 @@ struct scan_plan {
   std::size_t tasks = 0;        // independent units of work
   unsigned threads = 1;         // threads worth using: at most the caller's, at most the work's
   bool stream = false;          // non-temporal stores: the output is too large to stay in cache
+  bool line_tiles = false;      // gathered_lines: tiles start on the output's 64-byte lines (one more tile)
   bool exclusive = false;
 };
 
@@ -113,6 +114,13 @@ scan_plan make_plan(const scan_layout& layout, bool exclusive, bool in_place, bo
                      plan.shape == kernel_shape::gathered_lines || plan.shape == kernel_shape::short_lines;
   plan.walked_dims = tiled ? rank - 1 : rank;
   if (tiled) plan.tiles = (l.outer[rank - 1].size + plan.tile - 1) / plan.tile;
+  // Streamed gathered lines write runs of `tile` elements into each output row: tiles
+  // that start on the output's lines let every line but a row's ends be streamed whole
+  // (tiles_job places the grid; the first tile takes the elements before the first line).
+  if (plan.shape == kernel_shape::gathered_lines && plan.stream && l.outer[rank - 1].stride[out_operand] == 1) {
+    plan.line_tiles = true;
+    plan.tiles += 1;
+  }
   plan.tasks = l.outer_count(0, plan.walked_dims) * plan.tiles;
 
   // Fewer lines than threads, and long ones: split each line across the threads instead

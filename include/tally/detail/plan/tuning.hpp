@@ -16,8 +16,8 @@ struct tuning {
   /// `gather_elements / gather_short_side` axis positions, or the other way round. The
   /// side that is contiguous in the input is the long one, so memory is read in long
   /// runs; the scatter then writes runs of the short side.
-  static constexpr std::size_t gather_elements = 4096;
-  static constexpr std::size_t gather_short_side = 16;  // a multiple of every vector width
+  static constexpr std::size_t gather_elements = 16384;
+  static constexpr std::size_t gather_short_side = 64;  // a multiple of every vector width
   /// Bytes of the running row of the columns shape: it stays in L1.
   static constexpr std::size_t column_tile_bytes = 16384;
   /// Columns a tile keeps at least, when a wide row is cut between threads.

@@ -17,6 +17,8 @@ namespace detail {
 template <class Op, class T, kernel_shape Shape>
 struct tiles_job {
   using A = acc_t<T>;
+  /// Lines a gathered_lines piece is prefetched ahead of its scan: about a memory latency.
+  static constexpr std::size_t prefetch_ahead = 8;
   const scan_plan& plan;
   line_carries<Op, T> carries;
   const kernel_set<Op, T>& kernels;
@@ -27,20 +29,32 @@ struct tiles_job {
     auto w = outer_walker(l, plan.walked_dims, begin / plan.tiles);
     std::size_t t = begin % plan.tiles;
     for (std::size_t i = begin; i < end; ++i) {
-      const std::size_t j0 = t * plan.tile;
-      const std::size_t width = (std::min)(plan.tile, inner.size - j0);
-      std::ptrdiff_t at[operand_count];
-      for (int op = 0; op < operand_count; ++op)
-        at[op] = w.offset[op] + static_cast<std::ptrdiff_t>(j0) * inner.stride[op];
-      if constexpr (Shape == kernel_shape::gathered_lines)
-        gathered_lines(at, inner, width);
-      else
-        columns(at, inner, width);
+      std::size_t j0 = t * plan.tile, j1 = j0 + plan.tile;
+      if (plan.line_tiles) {  // tile 0: the elements before the first line; then whole tiles from there
+        const std::size_t first = to_line(carries.p.out + w.offset[out_operand]);
+        j0 = t == 0 ? 0 : first + (t - 1) * plan.tile;
+        j1 = t == 0 ? first : j0 + plan.tile;
+      }
+      j1 = (std::min)(j1, inner.size);
+      if (j0 < j1) {
+        std::ptrdiff_t at[operand_count];
+        for (int op = 0; op < operand_count; ++op)
+          at[op] = w.offset[op] + static_cast<std::ptrdiff_t>(j0) * inner.stride[op];
+        if constexpr (Shape == kernel_shape::gathered_lines)
+          gathered_lines(at, inner, j1 - j0);
+        else
+          columns(at, inner, j1 - j0);
+      }
       if (++t == plan.tiles) {
         t = 0;
         w.next();
       }
     }
+  }
+
+  /// Elements from p to the next 64-byte boundary (0 on one).
+  static std::size_t to_line(const T* p) noexcept {
+    return ((64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64) / sizeof(T);
   }
 
   /// The offset in operand `op` of column or line j of a tile starting at `at`.
@@ -62,8 +76,12 @@ struct tiles_job {
                       has_carries, plan.stream);
     } else {
       alignas(64) T tile[tuning::gather_elements];  // [depth][width]
-      for (std::size_t k0 = 0; k0 < l.axis_size; k0 += plan.depth) {
-        const std::size_t rows = (std::min)(plan.depth, l.axis_size - k0);
+      // Streamed output whose axis is contiguous: the first piece ends on the output's
+      // line, so each later piece writes whole lines of every output column.
+      const std::size_t first = plan.stream && l.axis_out_stride == 1 ? to_line(out) : 0;
+      for (std::size_t k0 = 0, rows = first > 0 ? first : plan.depth; k0 < l.axis_size;
+           k0 += rows, rows = plan.depth) {
+        rows = (std::min)(rows, l.axis_size - k0);
         const auto k = static_cast<std::ptrdiff_t>(k0);
         kernels.columns(in + k * l.axis_in_stride, l.axis_in_stride, tile, static_cast<std::ptrdiff_t>(width), width,
                         rows, acc, plan.exclusive, has_carries || k0 > 0, false);
@@ -85,9 +103,20 @@ struct tiles_job {
     for (std::size_t k0 = 0; k0 < l.axis_size; k0 += plan.depth) {
       const std::size_t rows = (std::min)(plan.depth, l.axis_size - k0);
       const auto k = static_cast<std::ptrdiff_t>(k0);
-      for (std::size_t j = 0; j < width; ++j)
+      for (std::size_t j = 0; j < width; ++j) {
+        // The piece of the line `ahead` lines on (or of the next piece's first lines): the
+        // pieces are short runs in many streams, which the hardware prefetchers start too late.
+        const std::size_t next = j + prefetch_ahead;
+        if (next < width || k0 + plan.depth < l.axis_size) {
+          const T* p = carries.p.in + offset_at(at, inner, in_operand, next % width) +
+                       (next < width ? k : k + static_cast<std::ptrdiff_t>(plan.depth));
+          const std::size_t bytes =
+              ((std::min)(plan.depth, l.axis_size - (next < width ? k0 : k0 + plan.depth))) * sizeof(T);
+          for (std::size_t b = 0; b < bytes; b += 64) prefetch(reinterpret_cast<const char*>(p) + b);
+        }
         kernels.line(states[j], carries.p.in + offset_at(at, inner, in_operand, j) + k, tile + j * plan.depth, false,
                      rows, plan.exclusive, false);
+      }
       kernels.scatter(tile, width, rows, plan.depth, carries.p.out + at[out_operand] + k * l.axis_out_stride,
                       inner.stride[out_operand], l.axis_out_stride, plan.stream);
     }
