@@ -38,9 +38,13 @@ struct streaming_writer {
   static constexpr std::size_t W = V::width;
   static constexpr bool usable = has_lane_ops<V> && W * sizeof(T) == 64;
 
+  bool enabled;       // false: put() is a plain store
   T* held = nullptr;  // the last vector put, whose lanes [lo, hi) are not written yet
   reg value;
   std::size_t lo = 0, hi = 0;
+
+  /// Streams when `stream` is asked and this vector can (whole 64-byte vectors, lane ops).
+  explicit streaming_writer(bool stream) noexcept : enabled(stream && usable) {}
 
   /// Elements from p to the next 64-byte boundary (0 when p is on one).
   static std::size_t to_boundary(const T* p) noexcept {
@@ -53,8 +57,10 @@ struct streaming_writer {
     for (std::size_t i = from; i < to; ++i) held[i] = lanes[i];
   }
   TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE void put(T* dst, reg y) noexcept {
-    if constexpr (usable) put_line(dst, y);
-    else V::store(dst, y);
+    if constexpr (usable) {
+      if (enabled) return put_line(dst, y);
+    }
+    V::store(dst, y);
   }
   TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE void put_line(T* dst, reg y) noexcept {
     const std::size_t s = to_boundary(dst);
@@ -110,8 +116,7 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
     std::size_t i = 0;
     if constexpr (has_lane_ops<V>) {
       using writer_t = streaming_writer<V, T>;
-      stream = stream && writer_t::usable && n >= 2 * W;
-      writer_t writer;
+      writer_t writer(stream && n >= 2 * W);
       reg prev = V::broadcast(last);
       reg run = V::broadcast(running);  // the running product in every lane: a short chain
       for (; i + W <= n; i += W) {
@@ -127,19 +132,13 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
           const reg sequential = V::load(static_cast<const A*>(lanes));
           const reg y = exclusive ? V::shift_in(sequential, prev) : sequential;
           prev = sequential;
-          if (stream)
-            writer.put(Reverse ? out - i - (W - 1) : out + i, Reverse ? V::reverse(y) : y);
-          else
-            V::store(Reverse ? out - i - (W - 1) : out + i, Reverse ? V::reverse(y) : y);
+          writer.put(Reverse ? out - i - (W - 1) : out + i, Reverse ? V::reverse(y) : y);
           continue;
         }
         const reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
         prev = inclusive;
         run = V::broadcast_last(inclusive);
-        if (stream)
-          writer.put(Reverse ? out - i - (W - 1) : out + i, Reverse ? V::reverse(y) : y);
-        else
-          V::store(Reverse ? out - i - (W - 1) : out + i, Reverse ? V::reverse(y) : y);
+        writer.put(Reverse ? out - i - (W - 1) : out + i, Reverse ? V::reverse(y) : y);
       }
       writer.flush();
       running = static_cast<A>(V::first(run));
@@ -156,8 +155,7 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
   // Non-temporal stores pay off only as whole 64-byte lines: half-line ones (float16,
   // 8-bit) measured slower.
   using writer_t = streaming_writer<V, T>;
-  stream = stream && writer_t::usable && n >= 2 * W;
-  writer_t writer;
+  writer_t writer(stream && n >= 2 * W);
 
   // Integers keep one running value in `local` (the state's value is offset (op) local).
   reg offset = V::broadcast(exact ? Op::template identity<A>() : s.offset);
@@ -177,10 +175,7 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
       reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
       if (Reverse) y = V::reverse(y);
       T* dst = Reverse ? out - at - (W - 1) : out + at;
-      if (stream)
-        writer.put(dst, y);
-      else
-        V::store(dst, y);
+      writer.put(dst, y);
       prev = inclusive;
       local = V::template combine<Op>(local, V::broadcast_last(prefix));  // == last lane of within
     }
@@ -297,8 +292,7 @@ TALLY_SIMD_TARGET void scan_narrow_columns(const T* in, T* out, std::size_t widt
   reg prev = V::load(static_cast<const A*>(lanes));  // a vector whose last row is the starts
   const reg empty = V::broadcast(Op::template empty<A>());
   using writer_t = streaming_writer<V, T>;
-  stream = stream && writer_t::usable;
-  writer_t writer;
+  writer_t writer(stream);
   std::size_t k = 0;
   for (; k + W <= total; k += W) {
     reg x = V::load(in + k);
@@ -311,10 +305,7 @@ TALLY_SIMD_TARGET void scan_narrow_columns(const T* in, T* out, std::size_t widt
       y = V::window(prev, x, W - width);  // lane i: the inclusive value one row up
       if (k == 0 && !starts_are_carries) y = V::select((std::uint64_t{1} << width) - 1, empty, y);
     }
-    if (stream)
-      writer.put(out + k, y);
-    else
-      V::store(out + k, y);
+    writer.put(out + k, y);
     prev = x;
   }
   writer.flush();
@@ -353,8 +344,7 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   const bool one_stream = (out_row_stride == static_cast<std::ptrdiff_t>(width) ||
                            out_row_stride == -static_cast<std::ptrdiff_t>(width)) && width % W == 0;
   using writer_t = streaming_writer<V, T>;
-  stream = stream && writer_t::usable && (one_stream ? rows * width >= 2 * W : width >= 2 * W);
-  writer_t writer;
+  writer_t writer(stream && (one_stream ? rows * width >= 2 * W : width >= 2 * W));
   const reg empty = V::broadcast(Op::template empty<A>());
   // Rows that go down in memory (a decreasing axis) are walked right to left, so the
   // whole scan reads and writes one descending stream that the prefetchers follow; the
@@ -376,23 +366,24 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
           row_out[j] = from_acc<T>(exclusive ? (empty_row ? Op::template empty<A>() : before) : acc[j]);
         }
       } else {
+        // The row `column_prefetch_rows` ahead, also past this call's rows (a gathered
+        // tile's next piece continues there), and from the last row the first row of the
+        // tile to the right: rows far apart (few long rows, or the short runs of a
+        // gathered tile) each start a stream the hardware prefetchers would learn too
+        // late, and one row is less than a memory latency ahead. A prefetch never faults
+        // (the address is computed as an integer, so it may lie past the tensor).
+        const std::uintptr_t ahead =
+            reinterpret_cast<std::uintptr_t>(row_in) +
+            static_cast<std::uintptr_t>(static_cast<std::ptrdiff_t>(column_prefetch_rows * sizeof(T)) * in_row_stride);
+        if (vectors > 0) prefetch(reinterpret_cast<const void*>(ahead + width * sizeof(T) - 1));  // its last line
         for (std::size_t v = 0; v < vectors; v += W) {
           const std::size_t j = descending ? vectors - W - v : v;
-          // The tile's row `column_prefetch_rows` ahead (from the last row: the first row
-          // of the tile to the right): rows far apart (few long rows, or the short runs of
-          // a gathered tile) each start a stream the hardware prefetchers would learn too
-          // late, and one row is less than a memory latency ahead. A prefetch never faults.
-          if (k + column_prefetch_rows < rows)
-            prefetch(row_in + static_cast<std::ptrdiff_t>(column_prefetch_rows) * in_row_stride + j);
-          else if (k + 1 == rows)
-            prefetch(in + width + j);
+          prefetch(reinterpret_cast<const void*>(ahead + j * sizeof(T)));
+          if (k + 1 == rows) prefetch(in + width + j);
           const reg before = V::load(acc + j);
           const reg after = V::template combine<Op>(before, V::load(row_in + j));
           const reg y = exclusive ? (empty_row ? empty : before) : after;
-          if (stream)
-            writer.put(row_out + j, y);
-          else
-            V::store(row_out + j, y);
+          writer.put(row_out + j, y);
           V::store(acc + j, after);
         }
       }
@@ -430,7 +421,7 @@ TALLY_SIMD_TARGET void scatter_tile(const T* tile, std::size_t n_a, std::size_t 
             transpose32::block(tile + a * pitch + b, pitch, rows + a, static_cast<std::ptrdiff_t>(n_a), false);
           for (std::size_t r = 0; r < W; ++r) {
             T* dst = out + static_cast<std::ptrdiff_t>(b + r) * stride_b;
-            writer_t writer;
+            writer_t writer(true);
             for (std::size_t a = 0; a < n_a; a += W) writer.put(dst + a, V::load(rows + r * n_a + a));
             writer.flush();
           }
@@ -493,8 +484,7 @@ TALLY_SIMD_TARGET void scan_short_lines_dir(const T* in, T* out, std::size_t n, 
   const reg empty = V::broadcast(Op::template empty<A>());
   reg prev = empty;  // the previous vector's inclusive results
   using writer_t = streaming_writer<V, T>;
-  stream = stream && writer_t::usable;
-  writer_t writer;
+  writer_t writer(stream);
   // Scan order position k lives at in[k] (forward) or in[total - 1 - k] (reverse).
   const T* in_end = in + total;
   T* out_end = out + total;
@@ -516,10 +506,7 @@ TALLY_SIMD_TARGET void scan_short_lines_dir(const T* in, T* out, std::size_t n, 
     prev = x;
     if (Reverse) y = V::reverse(y);
     T* dst = Reverse ? out_end - k - W : out + k;
-    if (stream)
-      writer.put(dst, y);
-    else
-      V::store(dst, y);
+    writer.put(dst, y);
     phase += advance;
     if (phase >= n) phase -= n;
   }

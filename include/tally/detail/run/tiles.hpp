@@ -112,7 +112,9 @@ struct tiles_job {
                        (next < width ? k : k + static_cast<std::ptrdiff_t>(plan.depth));
           const std::size_t bytes =
               ((std::min)(plan.depth, l.axis_size - (next < width ? k0 : k0 + plan.depth))) * sizeof(T);
-          for (std::size_t b = 0; b < bytes; b += 64) prefetch(reinterpret_cast<const char*>(p) + b);
+          const char* first_byte = reinterpret_cast<const char*>(p);
+          for (std::size_t b = 0; b < bytes; b += 64) prefetch(first_byte + b);
+          prefetch(first_byte + bytes - 1);  // the last line, when the piece starts inside one
         }
         kernels.line(states[j], carries.p.in + offset_at(at, inner, in_operand, j) + k, tile + j * plan.depth, false,
                      rows, plan.exclusive, false);
