@@ -106,9 +106,11 @@ struct arithmetic_op {
   state_type combine(state_type running, in_type x, std::int64_t) const noexcept {
     // NumPy replaces a NaN by 0 (or 1) and then adds: +0, not the -0 identity, so a NaN
     // after -0.0 or at a line's start gives +0 as in NumPy.
+    // A select, not a branch: the row loops over neighbouring lines then vectorize.
     if constexpr (SkipNaN)
-      if (is_nan_value(x)) return Base::combine(running, Base::template empty<state_type>());
-    return Base::combine(running, to_running<U>(x));
+      return Base::combine(running, is_nan_value(x) ? Base::template empty<state_type>() : to_running<U>(x));
+    else
+      return Base::combine(running, to_running<U>(x));
   }
   out_type value(state_type s) const noexcept { return from_running<U>(s); }
 };

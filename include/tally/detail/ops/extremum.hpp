@@ -59,7 +59,8 @@ struct extremum_op<T, Max, false> {
   T combine(T running, T x, std::int64_t) const noexcept {
     if constexpr (is_real_float_v<T>) {
       const auto a = to_compute(running), b = to_compute(x);
-      const bool take = a != a ? false : b != b ? true : (Max ? b >= a : b <= a);  // x != x: NaN
+      // x != x: NaN. Non-short-circuit operators: a select the compiler vectorizes, not branches.
+      const bool take = (a == a) & ((b != b) | (Max ? b >= a : b <= a));
       return take ? x : running;
     } else {
       return (Max ? x >= running : x <= running) ? x : running;

@@ -246,6 +246,17 @@ void scan_line(const Op& op, const layout& l, pointers<Op> p) {
   }
 }
 
+/// Prefetches the `count` elements at row + rows_ahead * stride (strides in elements).
+template <class E>
+void prefetch_run(const E* row, std::ptrdiff_t stride, std::size_t count) noexcept {
+  constexpr std::ptrdiff_t rows_ahead = 4;
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(row) +
+                               static_cast<std::uintptr_t>(rows_ahead * stride * static_cast<std::ptrdiff_t>(sizeof(E)));
+  const std::size_t bytes = count * sizeof(E);
+  for (std::size_t b = 0; b < bytes; b += 64) prefetch(reinterpret_cast<const void*>(first + b));
+  prefetch(reinterpret_cast<const void*>(first + bytes - 1));
+}
+
 /// `count` neighbouring lines (`step` apart per slot), row by row: the same folds as
 /// scan_line, in another loop order.
 template <class Op>
@@ -285,9 +296,13 @@ void scan_tile(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff
       if (++k == n) return;
       in += l.axis[in_slot];
       out += l.axis[out_slot];
+      // Rows far apart each start a stream the hardware prefetchers learn too late: the
+      // row `rows_ahead` on is fetched now (an integer address: it may lie past the tensor).
+      prefetch_run(in, l.axis[in_slot], count);
       const std::int64_t at_k = position(k);
       if (resets) {
         resets += l.axis[resets_slot];
+        prefetch_run(resets, l.axis[resets_slot], count);
         for (std::size_t j = 0; j < count; ++j)
           s[j] = resets[j] ? first_value(op, in[j], at_k) : op.combine(s[j], in[j], at_k);
       } else {
