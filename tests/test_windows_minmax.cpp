@@ -22,6 +22,11 @@
 #ifndef min
 #define min(a,b)            (((a) < (b)) ? (a) : (b))
 #endif
+// minwindef.h's near and far, and rpcndr.h's small and hyper: object-like macros.
+#define near
+#define far
+#define small char
+#define hyper __int64
 
 #if defined(NOMINMAX)
 #define TEST_NOMINMAX_BEFORE 1

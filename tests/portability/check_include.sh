@@ -7,7 +7,9 @@
 #      detail/config/ folder beside it);
 #   2. calls anything named min or max directly: <windows.h> defines function-like min
 #      and max macros (unless NOMINMAX), so the call must be spelled (std::min)(a, b);
-#   3. prints with a length modifier the Microsoft runtime lacks (%zu, %jd, %td).
+#   3. prints with a length modifier the Microsoft runtime lacks (%zu, %jd, %td);
+#   4. names something the Windows SDK defines as an object-like macro (near, far, small,
+#      hyper, interface, pascal, cdecl): with <windows.h> first, the name vanishes.
 # Comments are ignored (they may name what the code avoids).
 #
 #   check_include.sh INCLUDE_DIR     check the headers
@@ -18,6 +20,7 @@ set -euo pipefail
 compiler_tokens='__builtin|__attribute__|__declspec|__forceinline|__asm|(^|[^[:alnum:]_])asm[[:space:]]*(volatile)?[[:space:]]*\(|__GNUC__|__clang|_MSC_VER|_MSC_FULL_VER|__INTEL_COMPILER|__has_builtin|__has_attribute|__GLIBCXX|_GLIBCXX_|_LIBCPP_|__cpuid|_xgetbv|cpuid\.h|<intrin\.h>|_Pragma|__pragma|(^|[^[:alnum:]_])getenv[[:space:]]*\(|_dupenv_s|#[[:space:]]*pragma'
 minmax_call='(^|[^[:alnum:]_])(min|max)[[:space:]]*\('
 printf_modifiers='%[-+ #0-9.*]*[zjt][diouxXn]'
+sdk_macros='(^|[^[:alnum:]_])(near|far|small|hyper|interface|pascal|cdecl)([^[:alnum:]_]|$)'
 
 # check DIR: prints every violation as "rule: file:line: text"; returns 1 if any.
 check() {
@@ -30,7 +33,7 @@ check() {
     esac
     # awk strips // comments and lets `#pragma once` through.
     if ! awk -v rel="$rel" -v config="$config" -v tokens="$compiler_tokens" -v minmax="$minmax_call" \
-             -v fmt="$printf_modifiers" '
+             -v fmt="$printf_modifiers" -v sdk="$sdk_macros" '
       BEGIN { bad = 0 }
       {
         code = $0
@@ -40,6 +43,11 @@ check() {
         }
         if (code ~ minmax) {
           printf "min/max call that <windows.h> macros break, write (std::min)(...): %s:%d: %s\n", rel, NR, $0; bad = 1
+        }
+        names = code
+        gsub(/"([^"\\]|\\.)*"/, "\"\"", names)  # words in string literals are not names
+        if (names ~ sdk) {
+          printf "name the Windows SDK defines as a macro (near, far, small, ...): %s:%d: %s\n", rel, NR, $0; bad = 1
         }
         text = code
         gsub(/%%/, "", text)  # an escaped percent sign starts no conversion
@@ -71,7 +79,8 @@ EOF
 #pragma once
 // __builtin_add_overflow and std::min(a, b) in a comment are fine
 inline int f(int a, int b) { return (std::min)(a, b) + (std::numeric_limits<int>::max)() + std::max<int>(a, b); }
-inline void g(char* m, unsigned long long n) { std::snprintf(m, 9, "%llu %5.2f %-3d %%zu", n, 1.0, 2); }
+inline void g(char* m, unsigned long long n) { std::snprintf(m, 9, "%llu %5.2f %-3d %%zu too small", n, 1.0, 2); }
+inline int nearest_far_(int near_, int small_size) { return near_ + small_size; }
 EOF
   if ! check "$work" >"$work/out"; then
     cat "$work/out"
@@ -96,6 +105,8 @@ EOF
     'min/max call|  n = std::numeric_limits<T>::max();'
     'printf length modifier|  return status(code, "size %zu", n);'
     'printf length modifier|  return status(code, "size %5jd", n);'
+    'name the Windows SDK|  std::uint64_t near = starts;'
+    'name the Windows SDK|  x = step(x, far);'
   )
   local sample rule line n=0
   for sample in "${samples[@]}"; do

@@ -451,12 +451,13 @@ TALLY_SIMD_TARGET void scatter_tile(const T* tile, std::size_t n_a, std::size_t 
 }
 
 /// One Kogge-Stone step of a segmented scan: lane i combines with lane i - k unless a line
-/// starts within lanes (i - k, i]; `near` marks those lanes and grows to (i - 2k, i].
+/// starts within lanes (i - k, i]; `cut` marks those lanes and grows to (i - 2k, i].
+/// (Not `near`: the Windows headers define near and far as empty macros.)
 template <class V, class Op, int k>
-TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg segmented_step(typename V::reg x, std::uint64_t& near) noexcept {
+TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg segmented_step(typename V::reg x, std::uint64_t& cut) noexcept {
   if constexpr (static_cast<std::size_t>(k) < V::width) {
-    x = V::template step<Op, k>(x, ~near);
-    near |= near << k;
+    x = V::template step<Op, k>(x, ~cut);
+    cut |= cut << k;
   }
   return x;
 }
@@ -492,13 +493,13 @@ TALLY_SIMD_TARGET void scan_short_lines_dir(const T* in, T* out, std::size_t n, 
   for (; k + W <= total; k += W) {
     const std::uint64_t starts = (phase == 0 ? pattern : n - phase < W ? pattern << (n - phase) : 0) & all;
     reg x = Reverse ? V::reverse(V::load(in_end - k - W)) : V::load(in + k);
-    std::uint64_t near = starts;
-    x = segmented_step<V, Op, 1>(x, near);
-    x = segmented_step<V, Op, 2>(x, near);
-    x = segmented_step<V, Op, 4>(x, near);
-    x = segmented_step<V, Op, 8>(x, near);
-    x = segmented_step<V, Op, 16>(x, near);
-    x = segmented_step<V, Op, 32>(x, near);
+    std::uint64_t cut = starts;
+    x = segmented_step<V, Op, 1>(x, cut);
+    x = segmented_step<V, Op, 2>(x, cut);
+    x = segmented_step<V, Op, 4>(x, cut);
+    x = segmented_step<V, Op, 8>(x, cut);
+    x = segmented_step<V, Op, 16>(x, cut);
+    x = segmented_step<V, Op, 32>(x, cut);
     // Lanes before the first start continue the previous vector's last line.
     const std::uint64_t continuing = ((starts & (0 - starts)) - 1) & all;
     x = V::select(continuing, V::template combine<Op>(V::broadcast_last(prev), x), x);
