@@ -50,6 +50,8 @@
 #include <tally/simd.hpp>
 #include <tally/tally.hpp>
 
+#include "random_bits.hpp"
+
 #if TALLY_BENCH_HAVE_EIGEN
 #include <unsupported/Eigen/CXX11/Tensor>
 #endif
@@ -98,23 +100,6 @@ struct element<half> {
 
 // ---------------------------------------------------------------------------------------
 // Inputs.
-
-/// splitmix64: reproducible, fast, good enough for test data.
-class random_bits {
- public:
-  explicit random_bits(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() noexcept {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in [0, 1), 53 bits.
-  double uniform() noexcept { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-
- private:
-  std::uint64_t state_;
-};
 
 constexpr int family_count = 3;
 const char* const family_names[family_count] = {"uniform [0, 1)", "1000 + uniform [0, 1)", "standard normal"};
