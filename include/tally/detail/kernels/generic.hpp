@@ -46,10 +46,6 @@ struct streaming_writer {
   /// Streams when `stream` is asked and this vector can (whole 64-byte vectors, lane ops).
   explicit streaming_writer(bool stream) noexcept : enabled(stream && usable) {}
 
-  /// Elements from p to the next 64-byte boundary (0 when p is on one).
-  static std::size_t to_boundary(const T* p) noexcept {
-    return ((64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64) / sizeof(T);
-  }
   TALLY_SIMD_TARGET void write_lanes(std::size_t from, std::size_t to) noexcept {
     if (from >= to) return;
     alignas(64) T lanes[W];
@@ -63,7 +59,7 @@ struct streaming_writer {
     V::store(dst, y);
   }
   TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE void put_line(T* dst, reg y) noexcept {
-    const std::size_t s = to_boundary(dst);
+    const std::size_t s = elements_to_line(dst);
     if (s == 0) {
       flush();
       V::stream(dst, y);

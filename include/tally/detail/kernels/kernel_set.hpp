@@ -4,12 +4,20 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "../../simd_variant.hpp"
 #include "line_state.hpp"
 
 TALLY_BEGIN_NAMESPACE
 namespace detail {
+
+/// Elements of T from p to the next 64-byte cache line boundary (0 when p is on one): where
+/// non-temporal stores, and the tiles that feed them, can start whole lines.
+template <class T>
+std::size_t elements_to_line(const T* p) noexcept {
+  return ((64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64) / sizeof(T);
+}
 
 /// `stream` asks for non-temporal stores (large outputs that will not be read back soon).
 template <class Op, class T>

@@ -31,7 +31,7 @@ struct tiles_job {
     for (std::size_t i = begin; i < end; ++i) {
       std::size_t j0 = t * plan.tile, j1 = j0 + plan.tile;
       if (plan.line_tiles) {  // tile 0: the elements before the first line; then whole tiles from there
-        const std::size_t first = to_line(carries.p.out + w.offset[out_operand]);
+        const std::size_t first = elements_to_line(carries.p.out + w.offset[out_operand]);
         j0 = t == 0 ? 0 : first + (t - 1) * plan.tile;
         j1 = t == 0 ? first : j0 + plan.tile;
       }
@@ -50,11 +50,6 @@ struct tiles_job {
         w.next();
       }
     }
-  }
-
-  /// Elements from p to the next 64-byte boundary (0 on one).
-  static std::size_t to_line(const T* p) noexcept {
-    return ((64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64) / sizeof(T);
   }
 
   /// The offset in operand `op` of column or line j of a tile starting at `at`.
@@ -78,7 +73,7 @@ struct tiles_job {
       alignas(64) T tile[tuning::gather_elements];  // [depth][width]
       // Streamed output whose axis is contiguous: the first piece ends on the output's
       // line, so each later piece writes whole lines of every output column.
-      const std::size_t first = plan.stream && l.axis_out_stride == 1 ? to_line(out) : 0;
+      const std::size_t first = plan.stream && l.axis_out_stride == 1 ? elements_to_line(out) : 0;
       for (std::size_t k0 = 0, rows = first > 0 ? first : plan.depth; k0 < l.axis_size;
            k0 += rows, rows = plan.depth) {
         rows = (std::min)(rows, l.axis_size - k0);
