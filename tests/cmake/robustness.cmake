@@ -15,6 +15,17 @@ target_link_libraries(tally_robustness PRIVATE tally::tally tally_warnings)
 set(tally_robustness_scenarios
   fork_after_scan fork_during_scan exit_paths exit_with_threads_running
   oversubscription huge_thread_counts throwing_hook_terminates idle_cpu signals)
+# Under AddressSanitizer (Clang 14's runtime) the two scenarios that fork right after or
+# while the pool's workers start hang in the sanitizer itself, 1 run in 4 to 40 under
+# load, before and after any tally change: the child inherits the sanitizer allocator's
+# lock from a worker that was inside the runtime's thread start-up (it allocates there),
+# and the runtime has no fork handler for that lock, as glibc's malloc has; LeakSanitizer's
+# leak check at the child's exit deadlocks with such a thread the same way (stacks in
+# docs/threads.md). They run in every build without the sanitizer (the README's first
+# configuration), which is where the pool's fork handling is what is tested.
+if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*address")
+  list(REMOVE_ITEM tally_robustness_scenarios fork_after_scan fork_during_scan)
+endif()
 # Timed: run alone, so that other tests do not take the cores they measure.
 set(tally_robustness_timed oversubscription huge_thread_counts idle_cpu)
 
