@@ -295,13 +295,13 @@ void check_arithmetic(std::uint64_t seed, scan_op op, bool nan) {
     return tally_test::arithmetic_line<In, Out>(op, nan, line, m);
   };
   allowed a;
-  // Float sums on the SIMD engine (same types, no NaN skipping) regroup within the
-  // rounding bound: exact data (halves of small integers) makes every order agree bitwise.
-  if constexpr (std::is_same_v<In, Out> && tally::is_element_type_v<In>)
-    if (!nan) {
-      a.specials = false;
-      a.exact = true;
-    }
+  // Float sums on the SIMD engine's kernels (same types, NaN skipping or not) regroup
+  // within the rounding bound: exact data (halves of small integers) makes every order
+  // agree bitwise. NaN-skipping scans keep the specials (NaN, infinities, signed zeros).
+  if constexpr (std::is_same_v<In, Out> && tally::is_element_type_v<In>) {
+    a.exact = true;
+    a.specials = nan;
+  }
   if constexpr (std::is_same_v<Out, std::complex<float>> || std::is_same_v<Out, std::complex<double>>)
     if (op == scan_op::product) return random_cases<In, Out>(seed, 150, a, call, expect, close_complex<Out>);
   random_cases<In, Out>(seed, 150, a, call, expect, bitwise<Out>);
@@ -336,6 +336,135 @@ TEST_CASE("nancumsum and nancumprod: NaN counts as +0 and 1, with any output typ
   check_arithmetic<tally::half, tally::half>(33, scan_op::sum, true);
   check_arithmetic<std::int16_t, std::int16_t>(34, scan_op::sum, true);
   check_arithmetic<std::complex<double>, std::complex<double>>(35, scan_op::sum, true);
+}
+
+/// nancumsum of T on long lines (pieces of the staging buffer) and on tiles of neighbouring
+/// lines, both directions, in place too: the same bits as cumsum of the input with NaN
+/// replaced by +0 (the SIMD engine's kernels run both). (nancumprod folds sequentially
+/// along a line; the random cases compare it with the sequential oracle bitwise.)
+template <class T>
+void check_nan_skipping_matches_cleaned_input() {
+  rng_t rng(36);
+  const std::size_t rows = 19, cols = 9000;
+  std::vector<T> x(rows * cols);
+  for (T& v : x) v = T(static_cast<float>(tally_test::one_in(rng, 13) ? std::numeric_limits<float>::quiet_NaN()
+                                                                      : (tally_test::unit(rng) - 0.5) * 2.5));
+  {
+    const bool product = false;
+    std::vector<T> cleaned(x);
+    for (T& v : cleaned)
+      if (std::isnan(static_cast<float>(v))) v = T(product ? 1.0f : 0.0f);
+    for (const int axis : {0, 1})
+      for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing})
+        for (const bool in_place : {false, true}) {
+          INFO("product " << product << " axis " << axis << " decreasing "
+                          << (direction == tally::axis_direction::decreasing) << " in place " << in_place);
+          std::vector<T> want(x.size()), got = in_place ? x : std::vector<T>(x.size());
+          const tensor_view<const T> from(in_place ? got.data() : x.data(), {rows, cols});
+          const tensor_view<T> to(got.data(), {rows, cols});
+          const tensor_view<const T> clean(cleaned.data(), {rows, cols});
+          const tensor_view<T> reference(want.data(), {rows, cols});
+          if (product) {
+            tally::nancumprod<T>(from, to, axis, {direction});
+            tally::cumprod<T>(clean, reference, axis, {direction});
+          } else {
+            tally::nancumsum<T>(from, to, axis, {direction});
+            tally::cumsum<T>(clean, reference, axis, {direction});
+          }
+          CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(T)) == 0);
+        }
+  }
+}
+
+TEST_CASE("nancumsum: cumsum of the NaN-free input, bitwise") {
+  check_nan_skipping_matches_cleaned_input<float>();
+  check_nan_skipping_matches_cleaned_input<double>();
+  check_nan_skipping_matches_cleaned_input<tally::half>();
+}
+
+// Vector forms on an output large enough to be streamed (16 MiB, at three alignments, 1 and
+// 2 threads): cummax, cummin with indices, nancumsum and segmented cumsum equal sequential
+// folds bitwise.
+TEST_CASE("vector forms on a 16 MiB output (non-temporal stores) equal sequential folds") {
+  rng_t rng(37);
+  const std::size_t rows = 4100, cols = 1030;  // 16.9 MB of float output: non-temporal stores
+  std::vector<float> x(rows * cols);
+  std::vector<std::uint8_t> flags(rows * cols);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = tally_test::one_in(rng, 50) ? std::numeric_limits<float>::quiet_NaN()
+                                       : static_cast<float>((tally_test::unit(rng) - 0.5) * 4.0);
+    flags[i] = tally_test::one_in(rng, 30);
+  }
+  const tensor_view<const float> in(x.data(), {rows, cols});
+  const tensor_view<const std::uint8_t> resets(flags.data(), {rows, cols});
+  // Sequential folds down each column, as the scalar loop would do them.
+  std::vector<float> max_want(x.size()), nan_want(x.size()), segment_want(x.size());
+  for (std::size_t j = 0; j < cols; ++j) {
+    float m = x[j], n = std::isnan(x[j]) ? 0.0f : x[j], g = x[j];
+    for (std::size_t k = 0; k < rows; ++k) {
+      const float v = x[k * cols + j];
+      if (k > 0) {
+        m = std::isnan(m) ? m : (std::isnan(v) || v >= m) ? v : m;
+        n = n + (std::isnan(v) ? 0.0f : v);
+        g = flags[k * cols + j] ? v : g + v;
+      }
+      max_want[k * cols + j] = m, nan_want[k * cols + j] = n, segment_want[k * cols + j] = g;
+    }
+  }
+  for (const std::size_t shift : {std::size_t{0}, std::size_t{1}, std::size_t{3}})
+    for (const unsigned threads : {1u, 2u}) {
+      INFO("output " << shift << " elements past a 64-byte boundary, threads " << threads);
+      std::vector<float> buffer(x.size() + 16, 7.0f);
+      float* const y = buffer.data() + (16 - reinterpret_cast<std::uintptr_t>(buffer.data()) % 64 / 4) % 16 + shift;
+      const tensor_view<float> out(y, {rows, cols});
+      const scan_options o({}, false, threads);
+      const auto same = [&](const std::vector<float>& want) {
+        return std::memcmp(y, want.data(), want.size() * sizeof(float)) == 0;
+      };
+      tally::cummax<float>(in, out, 0, o);
+      CHECK(same(max_want));
+      tally::nancumsum<float>(in, out, 0, o);
+      CHECK(same(nan_want));
+      tally::cumsum<float>(in, out, 0, resets, o);
+      CHECK(same(segment_want));
+      // Along the rows: the line kernel streams too; the same bits as cumsum of the NaN-free input.
+      std::vector<float> cleaned(x), lines_want(x.size());
+      for (float& v : cleaned) v = std::isnan(v) ? 0.0f : v;
+      tally::cumsum<float>(tensor_view<const float>(cleaned.data(), {rows, cols}),
+                           tensor_view<float>(lines_want.data(), {rows, cols}), 1, o);
+      tally::nancumsum<float>(in, out, 1, o);
+      CHECK(same(lines_want));
+      // cummax along the rows (the line form streams from its first 32-byte boundary).
+      std::vector<float> row_max(x.size());
+      for (std::size_t k = 0; k < rows; ++k)
+        for (std::size_t j = 0; j < cols; ++j) {
+          const float v = x[k * cols + j], m = j ? row_max[k * cols + j - 1] : v;
+          row_max[k * cols + j] = j == 0 || (!std::isnan(m) && (std::isnan(v) || v >= m)) ? v : m;
+        }
+      tally::cummax<float>(in, out, 1, o);
+      CHECK(same(row_max));
+    }
+  // cummin with indices down the columns, both directions (indices in the input's order).
+  for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing}) {
+    const bool down = direction == tally::axis_direction::decreasing;
+    INFO("cummin with indices, decreasing " << down);
+    std::vector<float> values(x.size()), values_want(x.size());
+    std::vector<std::int64_t> at(x.size()), at_want(x.size());
+    for (std::size_t j = 0; j < cols; ++j) {
+      float m = 0;
+      std::int64_t i = 0;
+      for (std::size_t step = 0; step < rows; ++step) {
+        const std::size_t k = down ? rows - 1 - step : step;
+        const float v = x[k * cols + j];
+        if (step == 0 || (!std::isnan(m) && (std::isnan(v) || v <= m))) m = v, i = static_cast<std::int64_t>(k);
+        values_want[k * cols + j] = m, at_want[k * cols + j] = i;
+      }
+    }
+    tally::cummin<float>(in, tensor_view<float>(values.data(), {rows, cols}),
+                         tensor_view<std::int64_t>(at.data(), {rows, cols}), 0, {direction});
+    CHECK(std::memcmp(values.data(), values_want.data(), x.size() * sizeof(float)) == 0);
+    CHECK(at == at_want);
+  }
 }
 
 TEST_CASE("complex and bfloat16 cumsum and cumprod") {
@@ -416,6 +545,86 @@ TEST_CASE("logcumsumexp special values: -inf is the identity, +inf absorbs, NaN 
   std::vector<double> r(2);
   tally::logcumsumexp<double>(tensor_view<const double>(big.data(), {2}), tensor_view<double>(r.data(), {2}), 0);
   CHECK(std::fabs(r[1] - (1000.0 + std::log(2.0))) <= 1e-12);
+}
+
+/// logcumsumexp of one line in long double, sequentially (hi + log1p(exp(lo - hi)) per
+/// step, the rules of the spec for infinities and NaN): an O(n) oracle for long lines,
+/// independent of tally's (base, sum) state.
+template <class T>
+std::vector<long double> sequential_logcumsumexp(const std::vector<T>& x) {
+  const long double inf = std::numeric_limits<long double>::infinity();
+  std::vector<long double> y;
+  long double r = -inf;
+  for (const T& e : x) {
+    const long double v = tally_test::to_double(e);
+    const long double hi = std::max(r, v), lo = std::min(r, v);
+    if (std::isnan(r) || std::isnan(v))
+      r = std::numeric_limits<long double>::quiet_NaN();
+    else if (!(std::isinf(lo) && lo == hi) && hi != inf)
+      r = hi + std::log1p(std::exp(lo - hi));
+    else
+      r = hi;
+    y.push_back(r);
+  }
+  return y;
+}
+
+template <class T>
+void check_logcumsumexp_vector_paths() {
+  rng_t rng(55);
+  const auto value = [&](std::size_t i) -> T {
+    switch (tally_test::pick(rng, 400)) {  // rare specials and jumps that rebase
+      case 0: return std::numeric_limits<T>::infinity();
+      case 1: return -std::numeric_limits<T>::infinity();
+      case 2: return std::numeric_limits<T>::quiet_NaN();
+      case 3: return static_cast<T>(100 + static_cast<double>(i) * 0.5);
+      default: return static_cast<T>(std::uniform_real_distribution<double>(-3, 3)(rng) + static_cast<double>(i % 700) * 0.2);
+    }
+  };
+  // Within 4 ulp of T of the result or of the inputs' scale (the vector paths use their own
+  // exp and log, within an ulp of libm's; double sums of a long line add a few ulp more).
+  const auto close_enough = [](T got, long double want) {
+    if (std::isnan(want)) return std::isnan(got);
+    if (std::isinf(want)) return static_cast<long double>(got) == want;
+    const long double scale = std::max(std::fabs(want), 4.0L);
+    const int digits = std::numeric_limits<T>::digits;
+    return std::fabs(static_cast<long double>(got) - want) <= 8 * std::ldexp(1.0L, std::ilogb(scale) - digits + 1);
+  };
+  for (const std::size_t cols : {std::size_t{3000}, std::size_t{1027}}) {
+    const std::size_t rows = 37;
+    std::vector<T> x(rows * cols);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = value(i % cols);
+    for (const bool in_place : {false, true})
+      for (const int axis : {0, 1})
+        for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing}) {
+          INFO("cols " << cols << " axis " << axis << " decreasing " << (direction == tally::axis_direction::decreasing)
+                       << " in place " << in_place);
+          std::vector<T> y = in_place ? x : std::vector<T>(x.size());
+          const T* in = in_place ? y.data() : x.data();
+          tally::logcumsumexp<T>(tensor_view<const T>(in, {rows, cols}), tensor_view<T>(y.data(), {rows, cols}), axis,
+                                 {direction});
+          std::size_t bad = 0;
+          const std::size_t lines = axis == 1 ? rows : cols, length = axis == 1 ? cols : rows;
+          for (std::size_t l = 0; l < lines; ++l) {
+            const auto at = [&](std::size_t k) {
+              const std::size_t along = direction == tally::axis_direction::decreasing ? length - 1 - k : k;
+              return axis == 1 ? l * cols + along : along * cols + l;
+            };
+            std::vector<T> line(length);
+            for (std::size_t k = 0; k < length; ++k) line[k] = x[at(k)];
+            const std::vector<long double> want = sequential_logcumsumexp(line);
+            for (std::size_t k = 0; k < length; ++k) bad += !close_enough(y[at(k)], want[k]);
+          }
+          CHECK(bad == 0);
+        }
+  }
+}
+
+// Long contiguous lines both ways, tiles of neighbouring lines, in place; infinities, NaN
+// and jumps that rebase.
+TEST_CASE("logcumsumexp's vector forms match a sequential long double fold") {
+  check_logcumsumexp_vector_paths<float>();
+  check_logcumsumexp_vector_paths<double>();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -594,7 +803,10 @@ void check_segmented(std::uint64_t seed, scan_op op) {
     const placement in_p = random_placement(rng, sizes, true), out_p = random_placement(rng, out_sizes, false);
     const placement resets_p = random_placement(rng, sizes, true);  // broadcast flags too
     std::vector<T> in_buffer(in_p.span), out_buffer(out_p.span, T(5));
-    for (T& v : in_buffer) v = random_value<T>(rng, false);
+    // Segmented float sums along a contiguous line regroup (an in-register segmented scan),
+    // within the rounding bound: exact data (halves of small integers) keeps every order
+    // bitwise equal to the sequential fold.
+    for (T& v : in_buffer) v = random_value<T>(rng, false, op == scan_op::sum);
     std::vector<std::uint8_t> resets_buffer(resets_p.span);
     for (std::uint8_t& r : resets_buffer) r = tally_test::one_in(rng, 4) ? static_cast<std::uint8_t>(1 + pick(rng, 255)) : 0;
     INFO("seed " << seed << " case " << c);
@@ -625,6 +837,43 @@ void check_segmented(std::uint64_t seed, scan_op op) {
     });
     if (!ok) return;
   }
+}
+
+/// Segmented sums on long contiguous lines (the in-register segmented scan), both
+/// directions, in place too, on exact data: bitwise the sequential fold.
+template <class T>
+void check_segmented_long_lines() {
+  rng_t rng(85);
+  const std::size_t rows = 5, cols = 5003;
+  std::vector<T> x(rows * cols);
+  std::vector<std::uint8_t> flags(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = random_value<T>(rng, false, true);
+    flags[i] = tally_test::one_in(rng, 9) ? static_cast<std::uint8_t>(1 + pick(rng, 255)) : 0;
+  }
+  for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing})
+    for (const bool in_place : {false, true}) {
+      const bool down = direction == tally::axis_direction::decreasing;
+      INFO("decreasing " << down << " in place " << in_place);
+      std::vector<T> want(x.size()), got = in_place ? x : std::vector<T>(x.size());
+      for (std::size_t r = 0; r < rows; ++r) {
+        T running{};
+        for (std::size_t step = 0; step < cols; ++step) {
+          const std::size_t at = r * cols + (down ? cols - 1 - step : step);
+          running = step == 0 || flags[at] ? x[at] : static_cast<T>(running + x[at]);
+          want[at] = running;
+        }
+      }
+      tally::cumsum<T>(tensor_view<const T>(in_place ? got.data() : x.data(), {rows, cols}),
+                       tensor_view<T>(got.data(), {rows, cols}), 1,
+                       tensor_view<const std::uint8_t>(flags.data(), {rows, cols}), {direction});
+      CHECK(std::memcmp(got.data(), want.data(), x.size() * sizeof(T)) == 0);
+    }
+}
+
+TEST_CASE("segmented cumsum on long contiguous lines: the sequential fold's bits on exact data") {
+  check_segmented_long_lines<float>();
+  check_segmented_long_lines<double>();
 }
 
 TEST_CASE("segmented cumsum and cumprod restart at every nonzero flag, in the scan's direction") {

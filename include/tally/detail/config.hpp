@@ -47,6 +47,16 @@
 #define TALLY_ALWAYS_INLINE inline
 #endif
 
+/// Inlines everything a function calls into it: a kernel template without a target
+/// attribute, instantiated inside a target-attributed entry point, gets the target's
+/// instructions (and its vector helpers) this way. Empty where not needed (MSVC needs no
+/// target for intrinsics).
+#if TALLY_GNU_LIKE
+#define TALLY_FLATTEN __attribute__((flatten))
+#else
+#define TALLY_FLATTEN
+#endif
+
 // ---- x86 SIMD ------------------------------------------------------------------------
 
 /// The x86-64 SIMD kernels (AVX2, AVX-512), chosen at run time. GCC and Clang compile

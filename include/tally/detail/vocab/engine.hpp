@@ -22,6 +22,11 @@
 #include "../ops/concept.hpp"
 #include "../plan/tuning.hpp"
 #include "../run/executor.hpp"
+#include "prefetch.hpp"
+#include "nan_skipping_kernels.hpp"
+#include "vector_extremum_rows.hpp"
+#include "vector_segmented_lines.hpp"
+#include "vector_arithmetic_rows.hpp"
 #include "vector_lines.hpp"
 
 TALLY_BEGIN_NAMESPACE
@@ -45,6 +50,7 @@ struct layout {
   std::size_t length = 0;  // input elements per line
   bool decreasing = false, exclusive = false, include_initial = false;
   bool has_index = false, has_resets = false;
+  bool stream = false;  // non-temporal stores where a vector form can: a large output, not in place
   std::ptrdiff_t axis[slot_count] = {};
   std::size_t outer_rank = 0;
   std::size_t extents[max_rank] = {};
@@ -195,14 +201,18 @@ void scan_line_inclusive(const Op& op, const layout& l, pointers<Op> p) {
 
 template <class Op>
 void scan_line(const Op& op, const layout& l, pointers<Op> p) {
-  if constexpr (vector_line<Op>::exists)
-    if (l.axis[in_slot] == 1 && l.axis[out_slot] == 1 && !l.exclusive && !l.has_resets && !l.include_initial &&
-        !p.index && vector_line<Op>::scan(p.in, p.out, l.length))
-      return;
   if (!l.exclusive && l.length > 0) {
     if (l.include_initial) {
       *p.out = op.empty();
       p.out += l.axis[out_slot];
+    }
+    if constexpr (vector_line<Op>::exists) {
+      const std::ptrdiff_t si = l.axis[in_slot];
+      const line_span<typename Op::in_type, typename Op::out_type> line{
+          p.in, p.out, l.has_resets ? p.resets : nullptr, l.length, si < 0, l.stream};
+      if ((si == 1 || si == -1) && l.axis[out_slot] == si && (!l.has_resets || l.axis[resets_slot] == si) &&
+          !p.index && vector_line<Op>::scan(line))
+        return;
     }
     // (A reset flag on a line's first element changes nothing: the line starts there.)
     if (l.has_resets) return scan_line_inclusive<Op, false, true>(op, l, p);
@@ -246,21 +256,10 @@ void scan_line(const Op& op, const layout& l, pointers<Op> p) {
   }
 }
 
-/// Prefetches the `count` elements at row + rows_ahead * stride (strides in elements).
-template <class E>
-void prefetch_run(const E* row, std::ptrdiff_t stride, std::size_t count) noexcept {
-  constexpr std::ptrdiff_t rows_ahead = 4;
-  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(row) +
-                               static_cast<std::uintptr_t>(rows_ahead * stride * static_cast<std::ptrdiff_t>(sizeof(E)));
-  const std::size_t bytes = count * sizeof(E);
-  for (std::size_t b = 0; b < bytes; b += 64) prefetch(reinterpret_cast<const void*>(first + b));
-  prefetch(reinterpret_cast<const void*>(first + bytes - 1));
-}
-
-/// `count` neighbouring lines (`step` apart per slot), row by row: the same folds as
-/// scan_line, in another loop order.
+/// `count` (at most tile_lines) neighbouring lines (`step` apart per slot), row by row:
+/// the same folds as scan_line, in another loop order.
 template <class Op>
-void scan_tile(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff_t* step, std::size_t count) {
+void scan_tile_loops(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff_t* step, std::size_t count) {
   using S = typename Op::state_type;
   S s[tile_lines<S>];
   bool fresh[tile_lines<S>];
@@ -337,6 +336,20 @@ void scan_tile(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff
   }
 }
 
+/// The most neighbouring lines one tile task takes: an operator with a vector form for
+/// rows takes wider tiles (whole rows of a matrix where threads allow), since its running
+/// values are small and a row of 16 KiB keeps the memory streams long; the generic loops
+/// then run the tile in pieces of tile_lines.
+template <class Op>
+std::size_t tile_width(std::size_t extent, unsigned threads) noexcept {
+  constexpr std::size_t narrow = tile_lines<typename Op::state_type>;
+  if constexpr (vector_rows<Op>::exists) {
+    const std::size_t per_thread = (extent + threads - 1) / threads;
+    return std::min<std::size_t>(vector_rows<Op>::max_lines, std::max<std::size_t>(narrow, (per_thread + 63) / 64 * 64));
+  }
+  return narrow;
+}
+
 template <class Op>
 pointers<Op> moved(pointers<Op> p, const std::ptrdiff_t* offset) noexcept {
   p.in += offset[in_slot];
@@ -344,6 +357,27 @@ pointers<Op> moved(pointers<Op> p, const std::ptrdiff_t* offset) noexcept {
   if (p.index) p.index += offset[index_slot];
   if (p.resets) p.resets += offset[resets_slot];
   return p;
+}
+
+/// `count` neighbouring lines: the operator's vector form for rows where it applies
+/// (inclusive, no indices or resets, the lines next to each other in memory), else the
+/// generic loops in pieces of tile_lines.
+template <class Op>
+void scan_tile(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff_t* step, std::size_t count) {
+  if constexpr (vector_rows<Op>::exists) {
+    const row_tile<typename Op::in_type, typename Op::out_type> tile{
+        p.in,           p.out,           p.resets,           p.index,           count,        l.length,
+        l.axis[in_slot], l.axis[out_slot], l.axis[resets_slot], l.axis[index_slot], l.decreasing, l.stream};
+    if (!l.exclusive && !l.include_initial && l.length > 0 && step[in_slot] == 1 && step[out_slot] == 1 &&
+        (!p.resets || step[resets_slot] == 1) && (!p.index || step[index_slot] == 1) && vector_rows<Op>::scan(tile))
+      return;
+  }
+  constexpr std::size_t narrow = tile_lines<typename Op::state_type>;
+  for (std::size_t first = 0; first < count; first += narrow) {
+    std::ptrdiff_t offset[slot_count];
+    for (int s = 0; s < slot_count; ++s) offset[s] = static_cast<std::ptrdiff_t>(first) * step[s];
+    scan_tile_loops(op, l, moved(p, offset), step, (std::min)(narrow, count - first));
+  }
 }
 
 /// Runs a checked scan whose operands do not overlap (except exactly in place).
@@ -376,7 +410,7 @@ void run(const Op& op, layout l, pointers<Op> p, const executor& exec) {
   std::size_t walked_count = 1;
   for (std::size_t d = 0; d < walked; ++d) walked_count *= l.extents[d];
   const std::size_t tile_extent = tiled ? l.extents[l.outer_rank - 1] : 1;
-  constexpr std::size_t width = tile_lines<typename Op::state_type>;
+  const std::size_t width = tile_width<Op>(tile_extent, exec.threads);
   const std::size_t tiles = (tile_extent + width - 1) / width;
   const std::size_t tasks = tiled ? walked_count * tiles : walked_count;
   if (tasks == 0) return;
@@ -384,7 +418,7 @@ void run(const Op& op, layout l, pointers<Op> p, const executor& exec) {
   const std::size_t elements = l.lines() * std::max<std::size_t>(l.length, 1);
   const std::size_t parts =
       std::min<std::size_t>(exec.threads, std::max<std::size_t>(1, elements / tuning::min_elements_per_part));
-  auto job = [&](std::size_t begin, std::size_t end) {
+  auto lines_and_tiles = [&](std::size_t begin, std::size_t end) {
     nd_walker<slot_count> w = origin;
     if (!tiled) {
       w.start(begin);
@@ -400,6 +434,10 @@ void run(const Op& op, layout l, pointers<Op> p, const executor& exec) {
       for (int s = 0; s < slot_count; ++s) offset[s] = w.offset[s] + static_cast<std::ptrdiff_t>(first) * step[s];
       scan_tile(op, l, moved(p, offset), step, (std::min)(width, tile_extent - first));
     }
+  };
+  auto job = [&](std::size_t begin, std::size_t end) {
+    lines_and_tiles(begin, end);
+    if (l.stream) store_fence();  // a part that may have streamed fences once at its end
   };
   parallel_ranges(exec, tasks, parts, job);
 }
@@ -455,6 +493,10 @@ void scan(const Op& op, op_traits traits, const typename Op::in_type* in, const 
   }
   if (restaged)
     if (status s = check(p, axis, options, traits, l); !s) throw error(s);
+  // Non-temporal stores for outputs too large to stay in cache (as the SIMD engine's plan):
+  // not in place, where the output lines are read just before they are written.
+  l.stream = !same_elements(p.in, p.out) &&
+             p.out.layout.count() * sizeof(typename Op::out_type) >= tuning::nontemporal_bytes;
   pointers<Op> ptr{in, out, index, resets};
   run(op, l, ptr, executor::from(options));
 }

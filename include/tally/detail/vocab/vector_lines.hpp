@@ -1,8 +1,10 @@
-// Vector forms of vocabulary operators for contiguous lines, found by a trait: an
-// operator with a `vector_line<Op>` specialization may scan a line with +1 steps in input
-// and output in registers; every other operator (and every target without the
-// instructions) takes the engine's scalar loop. The vector forms give the scalar loop's
-// bits exactly.
+// Vector forms of vocabulary operators, found by two traits: an operator with a
+// `vector_line<Op>` specialization may scan a contiguous line (+1 steps in input and
+// output, or -1 steps in both) in registers, and one with a `vector_rows<Op>`
+// specialization a tile of neighbouring lines that lie next to each other in memory, row
+// by row. Every other operator (and every target without the instructions) takes the
+// engine's scalar loops. The cummax / cummin forms give the scalar loop's bits exactly;
+// logcumsumexp's agree with it to a few ulp of double (vector_logcumsumexp.hpp).
 //
 // cummax / cummin of float32 values (AVX2, also used under AVX-512): the operator
 // "keep the first NaN, else the larger (max) or smaller (min), the later one on ties" is
@@ -12,21 +14,65 @@
 // for a NaN in either operand; a blend restores the first operand where it is the NaN.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "../config.hpp"
 #include "../dispatch/active_target.hpp"
 #include "../ops/extremum.hpp"
+#include "vector_logcumsumexp.hpp"
 
 TALLY_BEGIN_NAMESPACE
 namespace detail {
 namespace vocab {
 
-/// No vector form: the engine's scalar loop.
+/// A tile of `count` neighbouring lines that lie next to each other in memory (unit steps
+/// in every operand), `rows` elements long, each row `*_row` elements after the last.
+template <class In, class Out>
+struct row_tile {
+  const In* in;
+  Out* out;
+  const std::uint8_t* resets;  // null: no reset flags
+  std::int64_t* index;         // null: no index output (cummax / cummin)
+  std::size_t count, rows;
+  std::ptrdiff_t in_row, out_row, resets_row, index_row;
+  bool decreasing;  // row k is element n - 1 - k of its lines (for indices)
+  bool stream;      // non-temporal stores allowed (a large output, not in place)
+};
+
+/// A whole line of n elements, +1 steps in every operand (-1 steps when `reverse`).
+template <class In, class Out>
+struct line_span {
+  const In* in;
+  Out* out;
+  const std::uint8_t* resets;  // null: no reset flags
+  std::size_t n;
+  bool reverse;
+  bool stream;  // non-temporal stores allowed (a large output, not in place)
+};
+
+/// Elements of T from p to the next 32-byte boundary (0 on one), at most `limit`: where a
+/// vector form's non-temporal stores of 32-byte vectors can start.
+template <class T>
+std::size_t elements_to_32_bytes(const T* p, std::size_t limit) noexcept {
+  return (std::min)(limit, (32 - reinterpret_cast<std::uintptr_t>(p) % 32) % 32 / sizeof(T));
+}
+
+/// No vector form: the engine's scalar loops. A specialization of vector_line has
+///   static bool scan(const line_span<In, Out>&);
+/// (a whole inclusive line; false: not done), one of vector_rows has `max_lines` (the
+/// widest tile it takes) and
+///   static bool scan(const row_tile<In, Out>&);
+/// (a whole inclusive tile; false: not done).
 template <class Op>
 struct vector_line {
+  static constexpr bool exists = false;
+};
+template <class Op>
+struct vector_rows {
   static constexpr bool exists = false;
 };
 
@@ -52,21 +98,59 @@ TALLY_TARGET_AVX2 inline __m256 shifted(__m256 v) {
   return _mm256_blend_ps(_mm256_permutevar8x32_ps(v, index), identity, (1 << Shift) - 1);
 }
 
-/// Scans n contiguous floats from `in` to `out` (in place allowed); returns the running
-/// value after them.
+/// `earlier (op) later` for 8 lanes that hold no NaN: MAXPS / MINPS alone.
 template <bool Max>
-TALLY_TARGET_AVX2 inline float extremum_line_avx2(const float* in, float* out, std::size_t n, float running) {
+TALLY_TARGET_AVX2 inline __m256 pick_extremum(__m256 earlier, __m256 later) {
+  return Max ? _mm256_max_ps(earlier, later) : _mm256_min_ps(earlier, later);
+}
+
+/// The inclusive prefix of the operator inside 8 lanes (three shift steps); `MayHoldNaN`
+/// false takes the cheaper combine.
+template <bool Max, bool MayHoldNaN>
+TALLY_TARGET_AVX2 inline __m256 extremum_prefix(__m256 x) {
+  x = MayHoldNaN ? keep_extremum<Max>(shifted<Max, 1>(x), x) : pick_extremum<Max>(shifted<Max, 1>(x), x);
+  x = MayHoldNaN ? keep_extremum<Max>(shifted<Max, 2>(x), x) : pick_extremum<Max>(shifted<Max, 2>(x), x);
+  return MayHoldNaN ? keep_extremum<Max>(shifted<Max, 4>(x), x) : pick_extremum<Max>(shifted<Max, 4>(x), x);
+}
+
+/// Scans n contiguous floats from `in` to `out` (in place allowed); returns the running
+/// value after them. `stream`: non-temporal stores from the output's first 32-byte
+/// boundary on (the elements before it go one at a time; the result is the same).
+template <bool Max>
+TALLY_TARGET_AVX2 inline float extremum_line_avx2(const float* in, float* out, std::size_t n, float running,
+                                                  bool stream) {
   const extremum_op<float, Max, false> op;
+  std::size_t k = 0;
+  if (stream)
+    for (const std::size_t head = elements_to_32_bytes(out, n);
+         k < head; ++k)
+      out[k] = running = op.combine(running, in[k], 0);
   __m256 run = _mm256_set1_ps(running);
   const __m256i last = _mm256_set1_epi32(7);
-  std::size_t k = 0;
-  for (; k + 8 <= n; k += 8) {
-    __m256 x = _mm256_loadu_ps(in + k);
-    x = keep_extremum<Max>(shifted<Max, 1>(x), x);
-    x = keep_extremum<Max>(shifted<Max, 2>(x), x);
-    x = keep_extremum<Max>(shifted<Max, 4>(x), x);
+  // Two vectors a step: the second one's prefix takes the first one's last lane before the
+  // running value reaches either, so the loop-carried chain (a combine with the running
+  // value and a broadcast of its last lane) is paid once per 16 elements. Vectors without
+  // a NaN (one compare finds one in either) combine with MAXPS / MINPS alone; the running
+  // value may be NaN, so its combine keeps the blend.
+  for (; k + 16 <= n; k += 16) {
+    __m256 x = _mm256_loadu_ps(in + k), y = _mm256_loadu_ps(in + k + 8);
+    if (_mm256_movemask_ps(_mm256_cmp_ps(x, y, _CMP_UNORD_Q)) == 0) {
+      x = extremum_prefix<Max, false>(x);
+      y = pick_extremum<Max>(_mm256_permutevar8x32_ps(x, last), extremum_prefix<Max, false>(y));
+    } else {
+      x = extremum_prefix<Max, true>(x);
+      y = keep_extremum<Max>(_mm256_permutevar8x32_ps(x, last), extremum_prefix<Max, true>(y));
+    }
     x = keep_extremum<Max>(run, x);
-    _mm256_storeu_ps(out + k, x);
+    y = keep_extremum<Max>(run, y);
+    stream ? _mm256_stream_ps(out + k, x) : _mm256_storeu_ps(out + k, x);
+    stream ? _mm256_stream_ps(out + k + 8, y) : _mm256_storeu_ps(out + k + 8, y);
+    run = _mm256_permutevar8x32_ps(y, last);
+  }
+  for (; k + 8 <= n; k += 8) {
+    __m256 x = extremum_prefix<Max, true>(_mm256_loadu_ps(in + k));
+    x = keep_extremum<Max>(run, x);
+    stream ? _mm256_stream_ps(out + k, x) : _mm256_storeu_ps(out + k, x);
     run = _mm256_permutevar8x32_ps(x, last);
   }
   running = _mm256_cvtss_f32(run);
@@ -83,11 +167,56 @@ template <bool Max>
 struct vector_line<extremum_op<float, Max, false>> {
   static constexpr bool exists = true;
   /// Scans a whole contiguous increasing line when the CPU has AVX2; false: not done.
-  static bool scan(const float* in, float* out, std::size_t n) noexcept {
-    if (active_target() == simd_variant::scalar || n == 0) return false;
-    out[0] = in[0];  // the line starts from its first element
-    extremum_line_avx2<Max>(in + 1, out + 1, n - 1, in[0]);
+  static bool scan(const line_span<float, float>& l) noexcept {
+    if (active_target() == simd_variant::scalar || l.n == 0 || l.reverse || l.resets) return false;
+    l.out[0] = l.in[0];  // the line starts from its first element
+    extremum_line_avx2<Max>(l.in + 1, l.out + 1, l.n - 1, l.in[0], l.stream);
     return true;
+  }
+};
+
+/// logcumsumexp of float or double elements.
+template <class T>
+struct vector_line<logcumsumexp_op<T>> {
+  static constexpr bool exists = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  /// Scans a whole contiguous line when the CPU has AVX2 (eight lanes with AVX-512).
+  /// (Compute-bound: plain stores, whatever `stream` says.)
+  static bool scan(const line_span<T, T>& l) noexcept {
+    if constexpr (exists) {
+      const simd_variant target = active_target();
+      if (l.resets) return false;
+      if (target == simd_variant::avx512)
+        l.reverse ? logsumexp_line_avx512<T, true>(l.in, l.out, l.n) : logsumexp_line_avx512<T, false>(l.in, l.out, l.n);
+      else if (target == simd_variant::avx2)
+        l.reverse ? logsumexp_line_avx2<T, true>(l.in, l.out, l.n) : logsumexp_line_avx2<T, false>(l.in, l.out, l.n);
+      else
+        return false;
+      return true;
+    }
+    (void)l;
+    return false;
+  }
+};
+template <class T>
+struct vector_rows<logcumsumexp_op<T>> {
+  static constexpr bool exists = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  static constexpr std::size_t max_lines = logsumexp_tile_capacity;
+  /// Scans `count` neighbouring lines (unit steps between them), n rows, when the CPU has
+  /// AVX2 (eight lanes with AVX-512).
+  static bool scan(const row_tile<T, T>& t) noexcept {  // compute-bound: plain stores
+    if constexpr (exists) {
+      if (t.resets || t.index || t.count > max_lines) return false;
+      const simd_variant target = active_target();
+      if (target == simd_variant::avx512)
+        logsumexp_rows_avx512(t.in, t.out, t.count, t.rows, t.in_row, t.out_row);
+      else if (target == simd_variant::avx2)
+        logsumexp_rows_avx2(t.in, t.out, t.count, t.rows, t.in_row, t.out_row);
+      else
+        return false;
+      return true;
+    }
+    (void)t;
+    return false;
   }
 };
 #endif

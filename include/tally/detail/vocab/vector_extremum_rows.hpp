@@ -1,0 +1,139 @@
+// cummax / cummin of float32 values (with or without indices) across a tile of neighbouring lines,
+// row by row, in AVX2 registers (also used under AVX-512): each lane is one line, and a
+// row is one keep_extremum per eight lines (vector_lines.hpp: MAXPS / MINPS and a blend
+// that keeps a NaN), so the bits are the scalar combine's. Written with intrinsics rather
+// than left to the compiler, which vectorizes the engine's generic row loop at -O3 but
+// not at -O2.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "prefetch.hpp"
+#include "vector_lines.hpp"
+
+#if TALLY_X86_SIMD
+TALLY_BEGIN_NAMESPACE
+namespace detail {
+namespace vocab {
+
+TALLY_SIMD_WARNINGS_BEGIN
+
+/// The most lines a tile holds here: 16 KiB of running values, in L1.
+inline constexpr std::size_t extremum_tile_capacity = 4096;
+
+/// `stream`: the output rows go out with non-temporal stores from their first 32-byte
+/// boundary on (the elements before it, and a partial vector at the end, are stored
+/// plainly), so a large output is not read from memory before it is written.
+template <bool Max>
+TALLY_TARGET_AVX2 void extremum_rows_avx2(const float* in, float* out, std::size_t count, std::size_t n,
+                                          std::ptrdiff_t in_row, std::ptrdiff_t out_row, bool stream) {
+  const extremum_op<float, Max, false> op;
+  alignas(32) float running[extremum_tile_capacity];
+  for (std::size_t j = 0; j < count; ++j) out[j] = running[j] = in[j];  // a line starts from its first element
+  for (std::size_t k = 1; k < n; ++k) {
+    in += in_row;
+    out += out_row;
+    prefetch_run(in, in_row, count);
+    std::size_t j = 0;
+    if (stream) {
+      const std::size_t head = elements_to_32_bytes(out, count);
+      for (; j < head; ++j) out[j] = running[j] = op.combine(running[j], in[j], 0);
+      for (; j + 8 <= count; j += 8) {
+        const __m256 r = keep_extremum<Max>(_mm256_loadu_ps(running + j), _mm256_loadu_ps(in + j));
+        _mm256_storeu_ps(running + j, r);
+        _mm256_stream_ps(out + j, r);
+      }
+    } else {
+      for (; j + 8 <= count; j += 8) {
+        const __m256 r = keep_extremum<Max>(_mm256_load_ps(running + j), _mm256_loadu_ps(in + j));
+        _mm256_store_ps(running + j, r);
+        _mm256_storeu_ps(out + j, r);
+      }
+    }
+    for (; j < count; ++j) out[j] = running[j] = op.combine(running[j], in[j], 0);
+  }
+}
+
+/// With indices: the lanes that take their element (the same choice as keep_extremum:
+/// the running value is not NaN, and the element is NaN or wins or ties) take the row's
+/// position as their index. Eight float lanes, their indices in two registers of four.
+template <bool Max>
+TALLY_TARGET_AVX2 void extremum_index_rows_avx2(const row_tile<float, float>& t) {
+  const extremum_op<float, Max, true> op;
+  alignas(32) float running[extremum_tile_capacity];
+  alignas(32) std::int64_t at[extremum_tile_capacity];
+  const std::int64_t last = static_cast<std::int64_t>(t.rows) - 1;
+  const float* in = t.in;
+  float* out = t.out;
+  std::int64_t* index = t.index;
+  const std::int64_t first = t.decreasing ? last : 0;
+  for (std::size_t j = 0; j < t.count; ++j) {  // a line starts from its first element
+    out[j] = running[j] = in[j];
+    index[j] = at[j] = first;
+  }
+  for (std::size_t k = 1; k < t.rows; ++k) {
+    in += t.in_row;
+    out += t.out_row;
+    index += t.index_row;
+    prefetch_run(in, t.in_row, t.count);
+    const std::int64_t position = t.decreasing ? last - static_cast<std::int64_t>(k) : static_cast<std::int64_t>(k);
+    const __m256i here = _mm256_set1_epi64x(position);
+    std::size_t j = 0;
+    for (; j + 8 <= t.count; j += 8) {
+      const __m256 a = _mm256_load_ps(running + j), b = _mm256_loadu_ps(in + j);
+      const __m256 wins = Max ? _mm256_cmp_ps(b, a, _CMP_GE_OQ) : _mm256_cmp_ps(b, a, _CMP_LE_OQ);
+      const __m256 take = _mm256_and_ps(_mm256_cmp_ps(a, a, _CMP_ORD_Q),
+                                        _mm256_or_ps(_mm256_cmp_ps(b, b, _CMP_UNORD_Q), wins));
+      const __m256 y = _mm256_blendv_ps(a, b, take);
+      const __m256i take_bits = _mm256_castps_si256(take);
+      const __m256i low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(take_bits));
+      const __m256i high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(take_bits, 1));
+      const __m256i i0 = _mm256_blendv_epi8(_mm256_load_si256(reinterpret_cast<const __m256i*>(at + j)), here, low);
+      const __m256i i1 = _mm256_blendv_epi8(_mm256_load_si256(reinterpret_cast<const __m256i*>(at + j + 4)), here, high);
+      _mm256_store_ps(running + j, y);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(at + j), i0);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(at + j + 4), i1);
+      _mm256_storeu_ps(out + j, y);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + j), i0);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + j + 4), i1);
+    }
+    for (; j < t.count; ++j) {
+      const auto s = op.combine({running[j], at[j]}, in[j], position);
+      out[j] = running[j] = s.value;
+      index[j] = at[j] = s.index;
+    }
+  }
+}
+
+TALLY_SIMD_WARNINGS_END
+
+template <bool Max>
+struct vector_rows<extremum_op<float, Max, true>> {
+  static constexpr bool exists = true;
+  static constexpr std::size_t max_lines = extremum_tile_capacity;
+  /// A tile of rows with its index output, when the CPU has AVX2.
+  static bool scan(const row_tile<float, float>& t) noexcept {
+    if (active_target() == simd_variant::scalar || t.resets || !t.index || t.count > max_lines) return false;
+    extremum_index_rows_avx2<Max>(t);
+    return true;
+  }
+};
+
+template <bool Max>
+struct vector_rows<extremum_op<float, Max, false>> {
+  static constexpr bool exists = true;
+  static constexpr std::size_t max_lines = extremum_tile_capacity;
+  /// A tile of rows, when the CPU has AVX2.
+  static bool scan(const row_tile<float, float>& t) noexcept {
+    if (active_target() == simd_variant::scalar || t.resets || t.index || t.count > max_lines) return false;
+    extremum_rows_avx2<Max>(t.in, t.out, t.count, t.rows, t.in_row, t.out_row, t.stream);
+    return true;
+  }
+};
+
+}  // namespace vocab
+}  // namespace detail
+TALLY_END_NAMESPACE
+#endif
