@@ -3,9 +3,12 @@
 // binary (the targets are ratios: 1.5x memcpy, 2x for logcumsumexp). Names are
 // "V<n><axis>/<implementation>", for example "V1a1/tally" and "V1a1/memcpy" (a1: along
 // the last axis, contiguous lines; a0: along the first axis, rows of running values).
-// Every tally call is checked once against a plain sequential loop before it is timed.
-// PyTorch's CPU kernels are not linked here (no libtorch in this build): those rows are
-// reported as skipped in the context.
+// Every tally call is checked once against a plain sequential loop before it is timed
+// (on outputs filled with NaN first, so an unwritten element fails).
+// Where the build found libtorch (TALLY_BENCH_HAVE_TORCH, benchmarks/CMakeLists.txt), the
+// rows PyTorch has an operator for also time its CPU kernels, "V<n><axis>/torch", on the
+// same input and output buffers and through the same check; without it the context says
+// the PyTorch rows were skipped.
 
 #include <benchmark/benchmark.h>
 
@@ -20,9 +23,18 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <tally/tally.hpp>
+
+#if TALLY_BENCH_HAVE_TORCH
+// ATen, not the whole of <torch/torch.h>: the rows call the CPU kernels directly, with no
+// autograd or module API in between (and the file compiles in seconds, not a minute).
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/version.h>
+#endif
 
 namespace {
 
@@ -63,6 +75,77 @@ const inputs& data() {
   return d;
 }
 
+/// The rows' outputs, one set shared by every row (tally's and PyTorch's alike, so that one
+/// check serves both).
+struct outputs {
+  std::shared_ptr<float> y = buffer<float>(count);
+  std::shared_ptr<double> wide = buffer<double>(count);
+  std::shared_ptr<std::int64_t> index = buffer<std::int64_t>(count);
+};
+
+const outputs& results() {
+  static const outputs o;
+  return o;
+}
+
+/// Sets every output bit (NaN, index -1) before a row's checked run: a row that leaves its
+/// output unwritten then fails the check instead of passing on an earlier row's result.
+void poison() {
+  std::memset(results().y.get(), 0xff, count * sizeof(float));
+  std::memset(results().wide.get(), 0xff, count * sizeof(double));
+  std::memset(results().index.get(), 0xff, count * sizeof(std::int64_t));
+}
+
+/// PyTorch's form of a row: `run` writes the row's outputs; `note` (the row's label) says
+/// where it does more or other than tally's row. A null `run`: no PyTorch row.
+struct peer {
+  std::function<void()> run;
+  std::string note;
+};
+
+/// PyTorch's form of row V<row> along `axis`, where PyTorch has the operator: its CPU kernels
+/// (ATen, one thread: see main) on tensors over the same buffers as tally's row (from_blob
+/// copies nothing and owns nothing), through the out= forms so that no call allocates its
+/// output. Null without libtorch, and for V6 (PyTorch has no segmented scan) and V7 (nor a
+/// scan with a user operator).
+peer torch_peer([[maybe_unused]] int row, [[maybe_unused]] int axis) {
+#if TALLY_BENCH_HAVE_TORCH
+  constexpr std::int64_t n = side;
+  // from_blob takes a void*; PyTorch only reads the inputs.
+  const auto tensor = [](const void* p, at::ScalarType type) {
+    return at::from_blob(const_cast<void*>(p), {n, n}, type);
+  };
+  const at::Tensor x = tensor(data().x.get(), at::kFloat), x_nan = tensor(data().x_nan.get(), at::kFloat);
+  // The out= forms take the outputs by non-const reference: the lambdas are mutable.
+  at::Tensor y = tensor(results().y.get(), at::kFloat), wide = tensor(results().wide.get(), at::kDouble);
+  at::Tensor index = tensor(results().index.get(), at::kLong);
+  switch (row) {
+    case 0: return {[=]() mutable { at::cumsum_out(y, x, axis); }, ""};
+    case 1:
+      return {[=]() mutable { at::cummax_out(y, index, x, axis); },
+              "cummax with indices: PyTorch has no values-only cummax"};
+    case 2: return {[=]() mutable { at::cummax_out(y, index, x, axis); }, ""};
+    case 3: return {[=]() mutable { at::logcumsumexp_out(y, x, axis); }, ""};
+    case 4: {
+      // Two ops into a preallocated scratch tensor, the best PyTorch 1.13 offers (no
+      // nancumsum); nan_to_num also clamps infinities, which these inputs do not have.
+      at::Tensor zeroed = at::empty_like(x);
+      return {[=]() mutable {
+                at::nan_to_num_out(zeroed, x_nan, 0.0);
+                at::cumsum_out(y, zeroed, axis);
+              },
+              "nan_to_num_out + cumsum_out: PyTorch has no nancumsum"};
+    }
+    case 5:
+      return {[=]() mutable { at::cumsum_out(wide, x, axis, at::kDouble); },
+              "cumsum_out(dtype=float64): PyTorch converts the whole input to float64 first"};
+    default: return {};
+  }
+#else
+  return {};
+#endif
+}
+
 /// Runs f over every line of the matrix along `axis` with a sequential state: the
 /// independent check of each operator (in the input's own order).
 template <class F>
@@ -83,17 +166,29 @@ bool near(double got, double want, double bound) {
 /// The float32 rounding bound of a sum of n terms with sum|x| = magnitude.
 double sum_bound(std::size_t n, double magnitude) { return static_cast<double>(n + 1) * 0x1p-24 * magnitude; }
 
-/// One row: `run` is timed, `check` verifies its output once first; `bytes` are the output
-/// bytes (for the matching memcpy row).
-void add(const std::string& name, std::size_t bytes, std::function<void()> run, std::function<bool()> check) {
-  benchmark::RegisterBenchmark((name + "/tally").c_str(), [run, check](benchmark::State& state) {
+/// One implementation's row, "<name>/<implementation>": `run` is timed after one checked run
+/// (`check` reads the shared outputs).
+void add_timed(const std::string& name, const std::string& label, std::function<void()> run,
+               std::function<bool()> check) {
+  benchmark::RegisterBenchmark(name.c_str(), [label, run, check](benchmark::State& state) {
+    poison();
     run();
     if (!check()) {
       state.SkipWithError("result differs from the sequential loop");
       return;
     }
+    if (!label.empty()) state.SetLabel(label);
     for (auto _ : state) run();
   })->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
+/// One row: tally's `run` is timed, `check` verifies its output once first, and so PyTorch's
+/// where it has the operator (`torch`, checked by the same loop); `bytes` are the output
+/// bytes (for the matching memcpy row).
+void add(const std::string& name, std::size_t bytes, std::function<void()> run, std::function<bool()> check,
+         const peer& torch) {
+  add_timed(name + "/tally", "", std::move(run), check);
+  if (torch.run) add_timed(name + "/torch", torch.note, torch.run, check);
   benchmark::RegisterBenchmark((name + "/memcpy").c_str(), [bytes](benchmark::State& state) {
     const auto from = buffer<unsigned char>(bytes), to = buffer<unsigned char>(bytes);
     for (auto _ : state) {
@@ -108,9 +203,9 @@ void register_axis(int axis) {
   const tally::tensor_view<const float> in(data().x.get(), {side, side});
   const tally::tensor_view<const float> in_nan(data().x_nan.get(), {side, side});
   const tally::tensor_view<const std::uint8_t> resets(data().flags.get(), {side, side});
-  const auto out = buffer<float>(count);
-  const auto wide = buffer<double>(count);
-  const auto index = buffer<std::int64_t>(count);
+  const auto out = results().y;
+  const auto wide = results().wide;
+  const auto index = results().index;
   const tally::tensor_view<float> y(out.get(), {side, side});
   const tally::tensor_view<double> w(wide.get(), {side, side});
   const tally::tensor_view<std::int64_t> idx(index.get(), {side, side});
@@ -130,7 +225,7 @@ void register_axis(int axis) {
       }
     });
     return ok;
-  });
+  }, torch_peer(0, axis));
   // V1: cummax values; V2: with indices.
   const auto check_max = [=](bool with_indices) {
     bool ok = true;
@@ -144,8 +239,10 @@ void register_axis(int axis) {
     });
     return ok;
   };
-  add("V1" + a, count * 4, [=] { tally::cummax(in, y, axis); }, [=] { return check_max(false); });
-  add("V2" + a, count * 12, [=] { tally::cummax(in, y, idx, axis); }, [=] { return check_max(true); });
+  add("V1" + a, count * 4, [=] { tally::cummax(in, y, axis); }, [=] { return check_max(false); },
+      torch_peer(1, axis));
+  add("V2" + a, count * 12, [=] { tally::cummax(in, y, idx, axis); }, [=] { return check_max(true); },
+      torch_peer(2, axis));
   // V3: logcumsumexp.
   add("V3" + a, count * 4, [=] { tally::logcumsumexp(in, y, axis); }, [=] {
     bool ok = true;
@@ -158,7 +255,7 @@ void register_axis(int axis) {
       }
     });
     return ok;
-  });
+  }, torch_peer(3, axis));
   // V4: nancumsum.
   add("V4" + a, count * 4, [=] { tally::nancumsum(in_nan, y, axis); }, [=] {
     bool ok = true;
@@ -172,7 +269,7 @@ void register_axis(int axis) {
       }
     });
     return ok;
-  });
+  }, torch_peer(4, axis));
   // V5: cumsum float32 -> float64 (8 output bytes per element).
   add("V5" + a, count * 8, [=] { tally::cumsum<float, double>(in, w, axis); }, [=] {
     bool ok = true;
@@ -184,20 +281,24 @@ void register_axis(int axis) {
       }
     });
     return ok;
-  });
-  // V6: segmented cumsum.
+  }, torch_peer(5, axis));
+  // V6: segmented cumsum. Its line form regroups within the rounding bound, like the SIMD
+  // engine's cumsum (docs/vocabulary.md), so the bound is that of each segment's sum.
   add("V6" + a, count * 4, [=] { tally::cumsum(in, y, axis, resets); }, [=] {
     bool ok = true;
     for_lines(axis, [&](std::size_t s, std::size_t step) {
-      float sum = 0;
+      double sum = 0, magnitude = 0;
+      std::size_t n = 0;
       for (std::size_t k = 0; k < side; ++k) {
-        if (f[s + k * step]) sum = 0;
+        if (f[s + k * step]) sum = 0, magnitude = 0, n = 0;
         sum += x[s + k * step];
-        ok = ok && out.get()[s + k * step] == sum;
+        magnitude += std::fabs(x[s + k * step]);
+        ++n;
+        ok = ok && near(out.get()[s + k * step], sum, sum_bound(n, magnitude));
       }
     });
     return ok;
-  });
+  }, torch_peer(6, axis));
   // V7: a user operator (a plain sum as a lambda: the speed of a scalar loop).
   add("V7" + a, count * 4, [=] { tally::scan(in, y, axis, [](float p, float q) { return p + q; }, 0.0f); }, [=] {
     bool ok = true;
@@ -209,14 +310,25 @@ void register_axis(int axis) {
       }
     });
     return ok;
-  });
+  }, torch_peer(7, axis));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   benchmark::AddCustomContext("tally_simd", tally::to_string(tally::active_simd_variant()));
+#if TALLY_BENCH_HAVE_TORCH
+  // One thread for PyTorch as for tally (whose default is the calling thread): these ops
+  // split their lines over the intra-op pool; the inter-op pool, which they do not use, is
+  // held to one thread as well. Both must be set before PyTorch runs anything.
+  at::set_num_threads(1);
+  at::set_num_interop_threads(1);
+  benchmark::AddCustomContext("pytorch", std::string(TORCH_VERSION) + ", ATen CPU kernels, " +
+                                             std::to_string(at::get_num_threads()) +
+                                             " thread; no rows for V6 (segmented) and V7 (user operator)");
+#else
   benchmark::AddCustomContext("pytorch", "skipped: libtorch is not linked into this benchmark");
+#endif
   benchmark::AddCustomContext("compiler", __VERSION__);
   register_axis(1);
   register_axis(0);

@@ -44,20 +44,33 @@ fi
 python=python3
 [ -x /usr/bin/python3 ] && python=/usr/bin/python3
 
-# The charts need matplotlib: install Debian's package when it is missing (sudo only when
-# not root). Without it (no apt-get, no network) the tables are still printed.
-if ! "$python" -c 'import matplotlib' 2>/dev/null; then
+# apt_install PACKAGE WHAT: install a missing Debian package for WHAT (sudo only when not
+# root; apt-get update only when the first try fails). Without apt-get or network it says
+# so and goes on: what needs the package is skipped, the rest still runs.
+apt_install() {
   if command -v apt-get >/dev/null 2>&1; then
     sudo=""
     [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    echo "run.sh: installing python3-matplotlib for the charts" >&2
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y python3-matplotlib >&2 ||
+    echo "run.sh: installing $1 for $2" >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y "$1" >&2 ||
       { $sudo apt-get update >&2 &&
-        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y python3-matplotlib >&2; } ||
-      echo "run.sh: could not install python3-matplotlib; the charts will be skipped" >&2
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y "$1" >&2; } ||
+      echo "run.sh: could not install $1; $2 will be skipped" >&2
   else
-    echo "run.sh: matplotlib is missing and there is no apt-get; the charts will be skipped" >&2
+    echo "run.sh: $1 is missing and there is no apt-get; $2 will be skipped" >&2
   fi
+}
+
+# The charts need matplotlib. Without it the tables are still printed.
+if ! "$python" -c 'import matplotlib' 2>/dev/null; then
+  apt_install python3-matplotlib "the charts"
+fi
+# tally_bench_vocabulary times PyTorch's CPU kernels beside tally's where CMake finds
+# libtorch (benchmarks/CMakeLists.txt): on Debian, libtorch-dev (some 200 packages the first
+# time). Without it those rows are skipped with a note in the run's context.
+if command -v dpkg-query >/dev/null 2>&1 &&
+   ! dpkg-query -W -f='${Status}' libtorch-dev 2>/dev/null | grep -q 'ok installed'; then
+  apt_install libtorch-dev "the PyTorch rows of tally_bench_vocabulary"
 fi
 
 configure
