@@ -9,6 +9,7 @@
 #if TALLY_X86_SIMD
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "../ops.hpp"
@@ -44,6 +45,16 @@ struct f32 {
   }
   TALLY_T static float first(reg v) { return _mm256_cvtss_f32(v); }
   TALLY_T static float last(reg v) { return _mm256_cvtss_f32(broadcast_last(v)); }
+  TALLY_T static bool all_finite(reg v) {
+    const reg magnitude = _mm256_andnot_ps(broadcast(-0.0f), v);
+    return _mm256_movemask_ps(_mm256_cmp_ps(magnitude, broadcast(std::numeric_limits<float>::infinity()), _CMP_LT_OQ)) == 0xff;
+  }
+  /// Whether every lane's magnitude lies in [2^-100, 2^100] (false for 0, inf, NaN).
+  TALLY_T static bool all_moderate(reg v) {
+    const reg magnitude = _mm256_andnot_ps(broadcast(-0.0f), v);
+    return _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(magnitude, broadcast(0x1p-100f), _CMP_GE_OQ),
+                                            _mm256_cmp_ps(magnitude, broadcast(0x1p100f), _CMP_LE_OQ))) == 0xff;
+  }
   template <class Op>
   TALLY_T static reg combine(reg a, reg b) {
     if constexpr (is_sum<Op>) return _mm256_add_ps(a, b);
@@ -73,6 +84,16 @@ struct f64 {
   }
   TALLY_T static double first(reg v) { return _mm256_cvtsd_f64(v); }
   TALLY_T static double last(reg v) { return _mm256_cvtsd_f64(broadcast_last(v)); }
+  TALLY_T static bool all_finite(reg v) {
+    const reg magnitude = _mm256_andnot_pd(broadcast(-0.0), v);
+    return _mm256_movemask_pd(_mm256_cmp_pd(magnitude, broadcast(std::numeric_limits<double>::infinity()), _CMP_LT_OQ)) == 0xf;
+  }
+  /// Whether every lane's magnitude lies in [2^-1000, 2^1000] (false for 0, inf, NaN).
+  TALLY_T static bool all_moderate(reg v) {
+    const reg magnitude = _mm256_andnot_pd(broadcast(-0.0), v);
+    return _mm256_movemask_pd(_mm256_and_pd(_mm256_cmp_pd(magnitude, broadcast(0x1p-1000), _CMP_GE_OQ),
+                                            _mm256_cmp_pd(magnitude, broadcast(0x1p1000), _CMP_LE_OQ))) == 0xf;
+  }
   template <class Op>
   TALLY_T static reg combine(reg a, reg b) {
     if constexpr (is_sum<Op>) return _mm256_add_pd(a, b);
