@@ -12,11 +12,17 @@
 TALLY_BEGIN_NAMESPACE
 namespace detail {
 
+/// Elements of T from p to the next multiple of `Bytes` (0 when p is on one).
+template <std::size_t Bytes, class T>
+std::size_t elements_to_boundary(const T* p) noexcept {
+  return ((Bytes - reinterpret_cast<std::uintptr_t>(p) % Bytes) % Bytes) / sizeof(T);
+}
+
 /// Elements of T from p to the next 64-byte cache line boundary (0 when p is on one): where
 /// non-temporal stores, and the tiles that feed them, can start whole lines.
 template <class T>
 std::size_t elements_to_line(const T* p) noexcept {
-  return ((64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64) / sizeof(T);
+  return elements_to_boundary<64>(p);
 }
 
 /// `stream` asks for non-temporal stores (large outputs that will not be read back soon).

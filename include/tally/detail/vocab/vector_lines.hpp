@@ -22,6 +22,7 @@
 
 #include "../config.hpp"
 #include "../dispatch/active_target.hpp"
+#include "../kernels/kernel_set.hpp"
 #include "../ops/extremum.hpp"
 #include "vector_logcumsumexp.hpp"
 
@@ -58,7 +59,7 @@ struct line_span {
 /// vector form's non-temporal stores of 32-byte vectors can start.
 template <class T>
 std::size_t elements_to_32_bytes(const T* p, std::size_t limit) noexcept {
-  return (std::min)(limit, (32 - reinterpret_cast<std::uintptr_t>(p) % 32) % 32 / sizeof(T));
+  return (std::min)(limit, elements_to_boundary<32>(p));
 }
 
 /// No vector form: the engine's scalar loops. A specialization of vector_line has
