@@ -443,6 +443,20 @@ TEST_CASE("vector forms on a 16 MiB output (non-temporal stores) equal sequentia
         }
       tally::cummax<float>(in, out, 1, o);
       CHECK(same(row_max));
+      // With indices (the line form).
+      std::vector<std::int64_t> row_at(x.size()), at(x.size());
+      for (std::size_t k = 0; k < rows; ++k) {
+        float m = 0;
+        std::int64_t best = 0;
+        for (std::size_t j = 0; j < cols; ++j) {
+          const float v = x[k * cols + j];
+          if (j == 0 || (!std::isnan(m) && (std::isnan(v) || v >= m))) m = v, best = static_cast<std::int64_t>(j);
+          row_at[k * cols + j] = best;
+        }
+      }
+      tally::cummax<float>(in, out, tensor_view<std::int64_t>(at.data(), {rows, cols}), 1, o);
+      CHECK(same(row_max));
+      CHECK(at == row_at);
     }
   // cummin with indices down the columns, both directions (indices in the input's order).
   for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing}) {
@@ -465,6 +479,61 @@ TEST_CASE("vector forms on a 16 MiB output (non-temporal stores) equal sequentia
     CHECK(std::memcmp(values.data(), values_want.data(), x.size() * sizeof(float)) == 0);
     CHECK(at == at_want);
   }
+}
+
+TEST_CASE("cummax / cummin with indices along contiguous lines (the line form): the sequential fold's values and indices") {
+  rng_t rng(38);
+  const std::size_t rows = 24, cols = 1030;
+  // Few distinct values (ties), signed zeros, a NaN in some lines only.
+  std::vector<float> x(rows * cols);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const std::size_t line = i / cols;
+    x[i] = line % 3 == 0 && tally_test::one_in(rng, 300) ? std::numeric_limits<float>::quiet_NaN()
+           : tally_test::one_in(rng, 8)                  ? (tally_test::one_in(rng, 2) ? -0.0f : 0.0f)
+                                                          : static_cast<float>(static_cast<int>(pick(rng, 9)) - 4) +
+                                                               static_cast<float>(line % 2) * 0.25f;
+  }
+  std::vector<float> values(x.size() + 64);
+  std::vector<std::int64_t> at(x.size() + 64);
+  for (const bool max : {true, false})
+    for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing})
+      for (const bool mirrored : {false, true})  // views with stride -1 along the line: a decreasing scan steps +1
+        for (const std::size_t shift : {std::size_t{0}, std::size_t{1}, std::size_t{4}, std::size_t{7}})
+          for (const std::size_t index_shift : {std::size_t{0}, std::size_t{1}}) {
+            const bool down = direction == tally::axis_direction::decreasing;
+            INFO("max " << max << " decreasing " << down << " mirrored " << mirrored << " value shift " << shift
+                        << " index shift " << index_shift);
+            std::fill(values.begin(), values.end(), 9.0f);
+            std::fill(at.begin(), at.end(), -7);
+            float* const y = values.data() + shift;
+            std::int64_t* const i = at.data() + index_shift;
+            const std::ptrdiff_t step = mirrored ? -1 : 1, first = mirrored ? static_cast<std::ptrdiff_t>(cols) - 1 : 0;
+            const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(cols);
+            const tensor_view<const float> in(x.data() + first, {rows, cols}, {row, step});
+            const tensor_view<float> v(y + first, {rows, cols}, {row, step});
+            const tensor_view<std::int64_t> ix(i + first, {rows, cols}, {row, step});
+            const scan_options o(direction);
+            max ? tally::cummax<float>(in, v, ix, 1, o) : tally::cummin<float>(in, v, ix, 1, o);
+            std::size_t bad = 0;
+            for (std::size_t r = 0; r < rows; ++r) {
+              const auto offset = [&](std::size_t k) {
+                return static_cast<std::ptrdiff_t>(r * cols) + first + step * static_cast<std::ptrdiff_t>(k);
+              };
+              float m = 0;
+              std::int64_t best = 0;
+              for (std::size_t s = 0; s < cols; ++s) {
+                const std::size_t k = down ? cols - 1 - s : s;  // the logical position
+                const float e = x[static_cast<std::size_t>(offset(k))];
+                if (s == 0 || (!std::isnan(m) && (std::isnan(e) || (max ? e >= m : e <= m))))
+                  m = e, best = static_cast<std::int64_t>(k);
+                const std::size_t o_at = static_cast<std::size_t>(offset(k));
+                bad += std::memcmp(&y[o_at], &m, sizeof m) != 0 || i[o_at] != best;
+              }
+            }
+            CHECK(bad == 0);
+            CHECK(values[shift + rows * cols] == 9.0f);  // nothing written past the output
+            CHECK(at[index_shift + rows * cols] == -7);
+          }
 }
 
 TEST_CASE("complex and bfloat16 cumsum and cumprod") {
@@ -842,9 +911,8 @@ void check_segmented(std::uint64_t seed, scan_op op) {
 /// Segmented sums on long contiguous lines (the in-register segmented scan), both
 /// directions, in place too, on exact data: bitwise the sequential fold.
 template <class T>
-void check_segmented_long_lines() {
+void check_segmented_long_lines(std::size_t rows, std::size_t cols) {
   rng_t rng(85);
-  const std::size_t rows = 5, cols = 5003;
   std::vector<T> x(rows * cols);
   std::vector<std::uint8_t> flags(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
@@ -855,7 +923,10 @@ void check_segmented_long_lines() {
     for (const bool in_place : {false, true}) {
       const bool down = direction == tally::axis_direction::decreasing;
       INFO("decreasing " << down << " in place " << in_place);
-      std::vector<T> want(x.size()), got = in_place ? x : std::vector<T>(x.size());
+      std::vector<T> want(x.size()), buffer(x.size() + 64 / sizeof(T));
+      // The output on a 64-byte boundary: lines of whole cache lines may stream.
+      T* const got = buffer.data() + (64 - reinterpret_cast<std::uintptr_t>(buffer.data()) % 64) % 64 / sizeof(T);
+      if (in_place) std::copy(x.begin(), x.end(), got);
       for (std::size_t r = 0; r < rows; ++r) {
         T running{};
         for (std::size_t step = 0; step < cols; ++step) {
@@ -864,16 +935,18 @@ void check_segmented_long_lines() {
           want[at] = running;
         }
       }
-      tally::cumsum<T>(tensor_view<const T>(in_place ? got.data() : x.data(), {rows, cols}),
-                       tensor_view<T>(got.data(), {rows, cols}), 1,
-                       tensor_view<const std::uint8_t>(flags.data(), {rows, cols}), {direction});
-      CHECK(std::memcmp(got.data(), want.data(), x.size() * sizeof(T)) == 0);
+      tally::cumsum<T>(tensor_view<const T>(in_place ? got : x.data(), {rows, cols}), tensor_view<T>(got, {rows, cols}),
+                       1, tensor_view<const std::uint8_t>(flags.data(), {rows, cols}), {direction});
+      CHECK(std::memcmp(got, want.data(), x.size() * sizeof(T)) == 0);
     }
 }
 
-TEST_CASE("segmented cumsum on long contiguous lines: the sequential fold's bits on exact data") {
-  check_segmented_long_lines<float>();
-  check_segmented_long_lines<double>();
+TEST_CASE("segmented cumsum on long contiguous lines (streamed too): the sequential fold's bits on exact data") {
+  check_segmented_long_lines<float>(5, 5003);
+  check_segmented_long_lines<double>(5, 5003);
+  // Outputs of 16 MiB and more, lines of whole cache lines: the non-temporal stores.
+  check_segmented_long_lines<float>(1025, 4096);
+  check_segmented_long_lines<double>(513, 4096);
 }
 
 TEST_CASE("segmented cumsum and cumprod restart at every nonzero flag, in the scan's direction") {

@@ -209,9 +209,9 @@ void scan_line(const Op& op, const layout& l, pointers<Op> p) {
     if constexpr (vector_line<Op>::exists) {
       const std::ptrdiff_t si = l.axis[in_slot];
       const line_span<typename Op::in_type, typename Op::out_type> line{
-          p.in, p.out, l.has_resets ? p.resets : nullptr, l.length, si < 0, l.stream};
+          p.in, p.out, l.has_resets ? p.resets : nullptr, p.index, l.length, si < 0, l.decreasing, l.stream};
       if ((si == 1 || si == -1) && l.axis[out_slot] == si && (!l.has_resets || l.axis[resets_slot] == si) &&
-          !p.index && vector_line<Op>::scan(line))
+          (!p.index || l.axis[index_slot] == si) && vector_line<Op>::scan(line))
         return;
     }
     // (A reset flag on a line's first element changes nothing: the line starts there.)
