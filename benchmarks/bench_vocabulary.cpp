@@ -1,8 +1,11 @@
 // Benchmark rows for the scan vocabulary (issue 14): each operator on a 4096 x 4096
 // float32 tensor along each axis, beside memcpy of the same output bytes in the same
 // binary (the issue's targets are ratios: 1.5x memcpy, 2x for logcumsumexp). Names are
-// "V<n><axis>/<implementation>", for example "V1a1/tally" and "V1a1/memcpy" (a1: along
-// the last axis, contiguous lines; a0: along the first axis, rows of running values).
+// "V<n><axis>[@aligned]/<implementation>", for example "V1a1/tally" and "V1a1/memcpy" (a1:
+// along the last axis, contiguous lines; a0: along the first axis, rows of running
+// values). Like the case table's rows, every buffer (inputs, outputs, memcpy's) is a
+// std::vector, what users have (glibc places a large one 16 bytes past a 64-byte
+// boundary); the "@aligned" rows repeat each row on 64-byte aligned buffers.
 // Every tally call is checked once against a plain sequential loop before it is timed
 // (on outputs filled with NaN first, so an unwritten element fails).
 // Where the build found libtorch (TALLY_BENCH_HAVE_TORCH, benchmarks/CMakeLists.txt), the
@@ -44,9 +47,14 @@ struct free_deleter {
   void operator()(void* p) const noexcept { std::free(p); }
 };
 
-/// 64-byte aligned, every page touched before timing.
+/// n zeroed elements (every page touched before timing) in a std::vector, or 64-byte
+/// aligned when `aligned`.
 template <class T>
-std::shared_ptr<T> buffer(std::size_t n) {
+std::shared_ptr<T> buffer(std::size_t n, bool aligned) {
+  if (!aligned) {
+    const auto v = std::make_shared<std::vector<T>>(n);
+    return std::shared_ptr<T>(v, v->data());  // shares the vector's ownership
+  }
   void* p = std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64);
   if (!p) throw std::bad_alloc();
   std::memset(p, 0, n * sizeof(T));
@@ -56,9 +64,11 @@ std::shared_ptr<T> buffer(std::size_t n) {
 /// Reproducible inputs in [-1, 1), with a NaN every 97 elements for the NaN-skipping rows
 /// and a reset flag every 61.
 struct inputs {
-  std::shared_ptr<float> x = buffer<float>(count), x_nan = buffer<float>(count);
-  std::shared_ptr<std::uint8_t> flags = buffer<std::uint8_t>(count);
-  inputs() {
+  std::shared_ptr<float> x, x_nan;
+  std::shared_ptr<std::uint8_t> flags;
+  explicit inputs(bool aligned)
+      : x(buffer<float>(count, aligned)), x_nan(buffer<float>(count, aligned)),
+        flags(buffer<std::uint8_t>(count, aligned)) {
     std::uint64_t s = 14;
     for (std::size_t i = 0; i < count; ++i) {
       s = s * 6364136223846793005ull + 1442695040888963407ull;
@@ -70,30 +80,33 @@ struct inputs {
   }
 };
 
-const inputs& data() {
-  static const inputs d;
-  return d;
+const inputs& data(bool aligned) {
+  static const inputs in_vectors(false), in_aligned(true);
+  return aligned ? in_aligned : in_vectors;
 }
 
 /// The rows' outputs, one set shared by every row (tally's and PyTorch's alike, so that one
 /// check serves both).
 struct outputs {
-  std::shared_ptr<float> y = buffer<float>(count);
-  std::shared_ptr<double> wide = buffer<double>(count);
-  std::shared_ptr<std::int64_t> index = buffer<std::int64_t>(count);
+  std::shared_ptr<float> y;
+  std::shared_ptr<double> wide;
+  std::shared_ptr<std::int64_t> index;
+  explicit outputs(bool aligned)
+      : y(buffer<float>(count, aligned)), wide(buffer<double>(count, aligned)),
+        index(buffer<std::int64_t>(count, aligned)) {}
 };
 
-const outputs& results() {
-  static const outputs o;
-  return o;
+const outputs& results(bool aligned) {
+  static const outputs in_vectors(false), in_aligned(true);
+  return aligned ? in_aligned : in_vectors;
 }
 
 /// Sets every output bit (NaN, index -1) before a row's checked run: a row that leaves its
 /// output unwritten then fails the check instead of passing on an earlier row's result.
-void poison() {
-  std::memset(results().y.get(), 0xff, count * sizeof(float));
-  std::memset(results().wide.get(), 0xff, count * sizeof(double));
-  std::memset(results().index.get(), 0xff, count * sizeof(std::int64_t));
+void poison(bool aligned) {
+  std::memset(results(aligned).y.get(), 0xff, count * sizeof(float));
+  std::memset(results(aligned).wide.get(), 0xff, count * sizeof(double));
+  std::memset(results(aligned).index.get(), 0xff, count * sizeof(std::int64_t));
 }
 
 /// PyTorch's form of a row: `run` writes the row's outputs; `note` (the row's label) says
@@ -108,17 +121,19 @@ struct peer {
 /// copies nothing and owns nothing), through the out= forms so that no call allocates its
 /// output. Null without libtorch, and for V6 (PyTorch has no segmented scan) and V7 (nor a
 /// scan with a user operator).
-peer torch_peer([[maybe_unused]] int row, [[maybe_unused]] int axis) {
+peer torch_peer([[maybe_unused]] int row, [[maybe_unused]] int axis, [[maybe_unused]] bool aligned) {
 #if TALLY_BENCH_HAVE_TORCH
   constexpr std::int64_t n = side;
   // from_blob takes a void*; PyTorch only reads the inputs.
   const auto tensor = [](const void* p, at::ScalarType type) {
     return at::from_blob(const_cast<void*>(p), {n, n}, type);
   };
-  const at::Tensor x = tensor(data().x.get(), at::kFloat), x_nan = tensor(data().x_nan.get(), at::kFloat);
+  const inputs& d = data(aligned);
+  const outputs& r = results(aligned);
+  const at::Tensor x = tensor(d.x.get(), at::kFloat), x_nan = tensor(d.x_nan.get(), at::kFloat);
   // The out= forms take the outputs by non-const reference: the lambdas are mutable.
-  at::Tensor y = tensor(results().y.get(), at::kFloat), wide = tensor(results().wide.get(), at::kDouble);
-  at::Tensor index = tensor(results().index.get(), at::kLong);
+  at::Tensor y = tensor(r.y.get(), at::kFloat), wide = tensor(r.wide.get(), at::kDouble);
+  at::Tensor index = tensor(r.index.get(), at::kLong);
   switch (row) {
     case 0: return {[=]() mutable { at::cumsum_out(y, x, axis); }, ""};
     case 1:
@@ -168,10 +183,10 @@ double sum_bound(std::size_t n, double magnitude) { return static_cast<double>(n
 
 /// One implementation's row, "<name>/<implementation>": `run` is timed after one checked run
 /// (`check` reads the shared outputs).
-void add_timed(const std::string& name, const std::string& label, std::function<void()> run,
+void add_timed(const std::string& name, bool aligned, const std::string& label, std::function<void()> run,
                std::function<bool()> check) {
-  benchmark::RegisterBenchmark(name.c_str(), [label, run, check](benchmark::State& state) {
-    poison();
+  benchmark::RegisterBenchmark(name.c_str(), [aligned, label, run, check](benchmark::State& state) {
+    poison(aligned);
     run();
     if (!check()) {
       state.SkipWithError("result differs from the sequential loop");
@@ -184,13 +199,13 @@ void add_timed(const std::string& name, const std::string& label, std::function<
 
 /// One row: tally's `run` is timed, `check` verifies its output once first, and so PyTorch's
 /// where it has the operator (`torch`, checked by the same loop); `bytes` are the output
-/// bytes (for the matching memcpy row).
-void add(const std::string& name, std::size_t bytes, std::function<void()> run, std::function<bool()> check,
-         const peer& torch) {
-  add_timed(name + "/tally", "", std::move(run), check);
-  if (torch.run) add_timed(name + "/torch", torch.note, torch.run, check);
-  benchmark::RegisterBenchmark((name + "/memcpy").c_str(), [bytes](benchmark::State& state) {
-    const auto from = buffer<unsigned char>(bytes), to = buffer<unsigned char>(bytes);
+/// bytes (for the matching memcpy row, between buffers of the row's kind).
+void add(const std::string& name, bool aligned, std::size_t bytes, std::function<void()> run,
+         std::function<bool()> check, const peer& torch) {
+  add_timed(name + "/tally", aligned, "", std::move(run), check);
+  if (torch.run) add_timed(name + "/torch", aligned, torch.note, torch.run, check);
+  benchmark::RegisterBenchmark((name + "/memcpy").c_str(), [bytes, aligned](benchmark::State& state) {
+    const auto from = buffer<unsigned char>(bytes, aligned), to = buffer<unsigned char>(bytes, aligned);
     for (auto _ : state) {
       std::memcpy(to.get(), from.get(), bytes);
       benchmark::ClobberMemory();
@@ -198,23 +213,25 @@ void add(const std::string& name, std::size_t bytes, std::function<void()> run, 
   })->UseRealTime()->Unit(benchmark::kMillisecond);
 }
 
-void register_axis(int axis) {
-  const std::string a = axis == 1 ? "a1" : "a0";
-  const tally::tensor_view<const float> in(data().x.get(), {side, side});
-  const tally::tensor_view<const float> in_nan(data().x_nan.get(), {side, side});
-  const tally::tensor_view<const std::uint8_t> resets(data().flags.get(), {side, side});
-  const auto out = results().y;
-  const auto wide = results().wide;
-  const auto index = results().index;
+void register_axis(int axis, bool aligned) {
+  const std::string a = std::string(axis == 1 ? "a1" : "a0") + (aligned ? "@aligned" : "");
+  const inputs& d = data(aligned);
+  const outputs& r = results(aligned);
+  const tally::tensor_view<const float> in(d.x.get(), {side, side});
+  const tally::tensor_view<const float> in_nan(d.x_nan.get(), {side, side});
+  const tally::tensor_view<const std::uint8_t> resets(d.flags.get(), {side, side});
+  const auto out = r.y;
+  const auto wide = r.wide;
+  const auto index = r.index;
   const tally::tensor_view<float> y(out.get(), {side, side});
   const tally::tensor_view<double> w(wide.get(), {side, side});
   const tally::tensor_view<std::int64_t> idx(index.get(), {side, side});
-  const float* x = data().x.get();
-  const float* xn = data().x_nan.get();
-  const std::uint8_t* f = data().flags.get();
+  const float* x = d.x.get();
+  const float* xn = d.x_nan.get();
+  const std::uint8_t* f = d.flags.get();
 
   // V0: the SIMD engine's cumsum, for reference.
-  add("V0" + a, count * 4, [=] { tally::cumsum(in, y, axis); }, [=] {
+  add("V0" + a, aligned, count * 4, [=] { tally::cumsum(in, y, axis); }, [=] {
     bool ok = true;
     for_lines(axis, [&](std::size_t s, std::size_t step) {
       double sum = 0, magnitude = 0;
@@ -225,7 +242,7 @@ void register_axis(int axis) {
       }
     });
     return ok;
-  }, torch_peer(0, axis));
+  }, torch_peer(0, axis, aligned));
   // V1: cummax values; V2: with indices.
   const auto check_max = [=](bool with_indices) {
     bool ok = true;
@@ -239,12 +256,12 @@ void register_axis(int axis) {
     });
     return ok;
   };
-  add("V1" + a, count * 4, [=] { tally::cummax(in, y, axis); }, [=] { return check_max(false); },
-      torch_peer(1, axis));
-  add("V2" + a, count * 12, [=] { tally::cummax(in, y, idx, axis); }, [=] { return check_max(true); },
-      torch_peer(2, axis));
+  add("V1" + a, aligned, count * 4, [=] { tally::cummax(in, y, axis); }, [=] { return check_max(false); },
+      torch_peer(1, axis, aligned));
+  add("V2" + a, aligned, count * 12, [=] { tally::cummax(in, y, idx, axis); }, [=] { return check_max(true); },
+      torch_peer(2, axis, aligned));
   // V3: logcumsumexp.
-  add("V3" + a, count * 4, [=] { tally::logcumsumexp(in, y, axis); }, [=] {
+  add("V3" + a, aligned, count * 4, [=] { tally::logcumsumexp(in, y, axis); }, [=] {
     bool ok = true;
     for_lines(axis, [&](std::size_t s, std::size_t step) {
       double r = -INFINITY;
@@ -255,9 +272,9 @@ void register_axis(int axis) {
       }
     });
     return ok;
-  }, torch_peer(3, axis));
+  }, torch_peer(3, axis, aligned));
   // V4: nancumsum.
-  add("V4" + a, count * 4, [=] { tally::nancumsum(in_nan, y, axis); }, [=] {
+  add("V4" + a, aligned, count * 4, [=] { tally::nancumsum(in_nan, y, axis); }, [=] {
     bool ok = true;
     for_lines(axis, [&](std::size_t s, std::size_t step) {
       double sum = 0, magnitude = 0;
@@ -269,9 +286,9 @@ void register_axis(int axis) {
       }
     });
     return ok;
-  }, torch_peer(4, axis));
+  }, torch_peer(4, axis, aligned));
   // V5: cumsum float32 -> float64 (8 output bytes per element).
-  add("V5" + a, count * 8, [=] { tally::cumsum<float, double>(in, w, axis); }, [=] {
+  add("V5" + a, aligned, count * 8, [=] { tally::cumsum<float, double>(in, w, axis); }, [=] {
     bool ok = true;
     for_lines(axis, [&](std::size_t s, std::size_t step) {
       double sum = 0;
@@ -281,10 +298,10 @@ void register_axis(int axis) {
       }
     });
     return ok;
-  }, torch_peer(5, axis));
+  }, torch_peer(5, axis, aligned));
   // V6: segmented cumsum. Its line form regroups within the rounding bound, like the SIMD
   // engine's cumsum (docs/vocabulary.md), so the bound is that of each segment's sum.
-  add("V6" + a, count * 4, [=] { tally::cumsum(in, y, axis, resets); }, [=] {
+  add("V6" + a, aligned, count * 4, [=] { tally::cumsum(in, y, axis, resets); }, [=] {
     bool ok = true;
     for_lines(axis, [&](std::size_t s, std::size_t step) {
       double sum = 0, magnitude = 0;
@@ -298,9 +315,9 @@ void register_axis(int axis) {
       }
     });
     return ok;
-  }, torch_peer(6, axis));
+  }, torch_peer(6, axis, aligned));
   // V7: a user operator (a plain sum as a lambda: the speed of a scalar loop).
-  add("V7" + a, count * 4, [=] { tally::scan(in, y, axis, [](float p, float q) { return p + q; }, 0.0f); }, [=] {
+  add("V7" + a, aligned, count * 4, [=] { tally::scan(in, y, axis, [](float p, float q) { return p + q; }, 0.0f); }, [=] {
     bool ok = true;
     for_lines(axis, [&](std::size_t s, std::size_t step) {
       float sum = 0;
@@ -310,7 +327,7 @@ void register_axis(int axis) {
       }
     });
     return ok;
-  }, torch_peer(7, axis));
+  }, torch_peer(7, axis, aligned));
 }
 
 }  // namespace
@@ -330,8 +347,10 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("pytorch", "skipped: libtorch is not linked into this benchmark");
 #endif
   benchmark::AddCustomContext("compiler", __VERSION__);
-  register_axis(1);
-  register_axis(0);
+  for (const bool aligned : {false, true}) {
+    register_axis(1, aligned);
+    register_axis(0, aligned);
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

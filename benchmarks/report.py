@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Runs tally_bench (or reads its JSON) and reports the targets of issues 3 and 10.
+"""Runs tally_bench or tally_bench_vocabulary (or reads their JSON) and reports the targets
+of issues 3, 10 and 14.
 
-It prints three Markdown tables, each for the cases the run holds:
+It prints four Markdown tables, each for the cases the run holds:
 
 - the case table (B1 .. B9, B4t): for each case on std::vector buffers and again on 64-byte
   aligned ones ("<id>@aligned"), tally's median time, memcpy's median time of the same bytes
@@ -12,10 +13,14 @@ It prints three Markdown tables, each for the cases the run holds:
   types): tally / memcpy and tally / plain loop per row, PASS when within 1.25x of memcpy
   and faster than the plain loop;
 - the small calls: ns per call of both layers beside the plain loop, and the fixed overhead
-  (tally time - plain loop time) against its target.
+  (tally time - plain loop time) against its target;
+- the vocabulary's rows (tally_bench_vocabulary, V0 .. V7 along each axis, std::vector and
+  aligned buffers): tally / memcpy against issue 14's target, and tally / PyTorch where the
+  binary has PyTorch's rows.
 
 It renders a bar chart of the case table (--png, docs/benchmarks.png) and a line chart of
-the sweep (--sweep-png, docs/benchmarks-sweep.png): time / memcpy against L.
+the sweep (--sweep-png, docs/benchmarks-sweep.png): time / memcpy against L; and one of the
+vocabulary's rows (--vocabulary-png, docs/benchmarks-vocabulary.png).
 
     report.py build-bench/benchmarks/tally_bench            # run it (the whole suite)
     report.py --json run.json                               # report a saved run
@@ -67,6 +72,19 @@ CASES = [
     ("B10b", "2-D 2048x4096 float64 product, axis 1", "B10b", ("memcpy", 1.25), "tally"),
     ("B9a", "B1 with 2 threads", "B1", ("threads", 1.4), "tally_2t"),
     ("B9b", "B3 with 2 threads", "B3", ("threads", 1.4), "tally_2t"),
+]
+
+# The vocabulary's rows (issue 14): id, operator, target in memcpy units (None: a user
+# operator, whose target is a scalar loop's speed, not a ratio to memcpy).
+VOCABULARY = [
+    ("V0", "cumsum (the SIMD engine, for reference)", 1.5),
+    ("V1", "cummax values", 1.5),
+    ("V2", "cummax values + indices", 1.5),
+    ("V3", "logcumsumexp", 2.0),
+    ("V4", "nancumsum", 1.5),
+    ("V5", "cumsum float32 -> float64", 1.5),
+    ("V6", "segmented cumsum", 1.5),
+    ("V7", "scan with a user lambda (sum)", None),
 ]
 
 TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
@@ -335,6 +353,89 @@ def small_markdown(rows):
 # ------------------------------------------------------------------------------------------
 # Charts.
 
+# ------------------------------------------------------------------------------------------
+# The vocabulary's rows: "V<n>a<axis>[@aligned]/<tally|torch|memcpy>".
+
+def vocabulary_rows(times):
+    rows = []
+    for vid, label, target in VOCABULARY:
+        for axis in ("a1", "a0"):
+            for kind in ("", ALIGNED):
+                case = vid + axis + kind
+                tally, memcpy = times.get((case, "tally")), times.get((case, "memcpy"))
+                if tally is None or not memcpy:
+                    continue
+                torch = times.get((case, "torch"))
+                ratio = tally / memcpy
+                ok = (target is None or ratio <= target) and (torch is None or tally <= torch)
+                rows.append({"id": case, "label": label, "tally": tally, "memcpy": memcpy, "torch": torch,
+                             "ratio": ratio, "target": target, "ok": ok, "aligned": bool(kind)})
+    return rows
+
+
+def vocabulary_markdown(rows):
+    lines = ["Median real time, ms; target: tally / memcpy at most the value shown and, where PyTorch has "
+             "the operator, faster than PyTorch (V7, a user operator: a scalar loop's speed, no ratio).", ""]
+    head = ["row", "operator", "tally ms", "PyTorch ms", "memcpy ms", "tally / memcpy", "tally / PyTorch",
+            "target", "result"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "|".join("---" for _ in head) + "|")
+    for r in rows:
+        target = "-" if r["target"] is None else f"<= {r['target']:g}x"
+        cells = [r["id"], r["label"], fmt(r["tally"]), fmt(r["torch"]), fmt(r["memcpy"]), fmt(r["ratio"], ".2f"),
+                 fmt(r["tally"] / r["torch"] if r["torch"] else None, ".2f"), target, verdict(r["ok"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def vocabulary_chart(rows, context, path):
+    """Bars of time / memcpy per row: tally on std::vector and on aligned buffers, PyTorch."""
+    plt = pyplot()
+    if plt is None:
+        return False
+    by_id = {r["id"]: r for r in rows}
+    base = [r for r in rows if not r["aligned"]]
+    series = [("vector", "tally, std::vector", "#1f77b4"), ("aligned", "tally, 64-byte aligned", "#17becf"),
+              ("torch", "PyTorch (CPU, 1 thread), std::vector", "#d62728")]
+
+    def value(r, key):
+        if key == "vector":
+            return r["ratio"]
+        if key == "aligned":
+            a = by_id.get(r["id"] + ALIGNED)
+            return a["ratio"] if a else None
+        return r["torch"] / r["memcpy"] if r["torch"] else None
+
+    fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(base) + 4), 5.5))
+    labelled = set()
+    for x, r in enumerate(base):
+        bars = [(key, name, color, value(r, key)) for key, name, color in series if value(r, key)]
+        width = 0.8 / max(len(bars), 1)
+        for i, (key, name, color, v) in enumerate(bars):
+            bx = x - 0.4 + width * (i + 0.5)
+            ax.bar(bx, v, width, color=color, label=None if key in labelled else name)
+            labelled.add(key)
+            if key != "torch":
+                ax.annotate(f"{v:.2f}", (bx, v), ha="center", va="bottom", fontsize=6)
+        if r["target"] is not None:
+            ax.hlines(r["target"], x - 0.45, x + 0.45, colors="red", linewidth=2,
+                      label=None if "target" in labelled else "target for tally")
+            labelled.add("target")
+    ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--", label="memcpy of the same output bytes")
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(base)))
+    ax.set_xticklabels([r["id"] for r in base], rotation=45)
+    ax.set_ylabel("time / memcpy time (log scale; lower is better)")
+    ax.set_title(f"scan vocabulary, 4096 x 4096 float32, median of the run "
+                 f"({context.get('tally_simd', 'unknown')} variant)")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    print(f"chart written to {path}", file=sys.stderr)
+    return True
+
+
 def pyplot():
     try:
         import matplotlib
@@ -486,13 +587,15 @@ def sweep_chart(rows, context, path):
 def main():
     repo = Path(__file__).resolve().parent.parent
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("binary", nargs="?", help="path to tally_bench (omit with --json)")
+    parser.add_argument("binary", nargs="?", help="path to tally_bench or tally_bench_vocabulary (omit with --json)")
     parser.add_argument("--json", help="read this Google Benchmark JSON file instead of running")
     parser.add_argument("--save-json", help="also keep the raw JSON of the run here")
     parser.add_argument("--png", default=str(repo / "docs" / "benchmarks.png"),
                         help="case-table chart path (default: docs/benchmarks.png); '' for none")
     parser.add_argument("--sweep-png", default=str(repo / "docs" / "benchmarks-sweep.png"),
                         help="sweep chart path (default: docs/benchmarks-sweep.png); '' for none")
+    parser.add_argument("--vocabulary-png", default=str(repo / "docs" / "benchmarks-vocabulary.png"),
+                        help="vocabulary chart path (default: docs/benchmarks-vocabulary.png); '' for none")
     parser.add_argument("--repetitions", type=int, default=5)
     parser.add_argument("--min-time", type=float, default=0.2, help="seconds per repetition")
     parser.add_argument("--filter", help="--benchmark_filter regex, e.g. '^B[13][/@]', '^sweep', '^small'")
@@ -515,6 +618,7 @@ def main():
     times, errors, offsets = medians(data)
     context = data.get("context", {})
     rows, sweep, small = evaluate(times, offsets), sweep_rows(times, offsets), small_rows(times, offsets)
+    vocabulary = vocabulary_rows(times)
     print(header(context))
     if rows:
         print("\n### Cases\n\n" + markdown(rows))
@@ -522,12 +626,16 @@ def main():
         print("\n### Shape sweep\n\n" + sweep_markdown(sweep))
     if small:
         print("\n### Small calls\n\n" + small_markdown(small))
+    if vocabulary:
+        print("\n### Scan vocabulary\n\n" + vocabulary_markdown(vocabulary))
     for name, message in errors.items():
         print(f"\nERROR {name}: {message}")
     if args.png and rows:
         chart(rows, context, args.png)
     if args.sweep_png and sweep:
         sweep_chart(sweep, context, args.sweep_png)
+    if args.vocabulary_png and vocabulary:
+        vocabulary_chart(vocabulary, context, args.vocabulary_png)
     return 1 if errors else 0
 
 

@@ -8,19 +8,22 @@
 #   benchmarks/run.sh --filter '^small'                        # the small-call table only
 #   benchmarks/run.sh --save-json build-bench/run.json
 #   benchmarks/run.sh --accuracy                               # the accuracy table only
-# An unfiltered run also builds tally_bench_accuracy and prints its accuracy table (issue 13:
-# max ulp of each cumsum scheme against an exact running sum) after the speed tables; a run
-# with --filter prints the speed tables only.
+#   benchmarks/run.sh --vocabulary [--filter '^V2']            # the vocabulary's rows only
+# An unfiltered run also runs tally_bench_vocabulary (issue 14: the vocabulary's rows, with
+# PyTorch's where libtorch is installed; chart docs/benchmarks-vocabulary.png) and
+# tally_bench_accuracy (issue 13: max ulp of each cumsum scheme against an exact running
+# sum) after the speed tables; a run with --filter prints tally_bench's tables only.
 # Run it on a quiet machine: the targets are ratios, but noise still moves them.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build-bench"
 
-accuracy=yes
+mode=all
 for arg in "$@"; do
   case $arg in
-    --filter|--filter=*|-h|--help) accuracy=no ;;
-    --accuracy) accuracy=only; break ;;
+    --accuracy) mode=accuracy; break ;;
+    --vocabulary) mode=vocabulary; break ;;
+    --filter|--filter=*|-h|--help) mode=filtered ;;
   esac
 done
 
@@ -30,7 +33,7 @@ configure() {
 }
 
 # The accuracy table alone: no speed run, no charts, no matplotlib.
-if [ "$accuracy" = only ]; then
+if [ "$mode" = accuracy ]; then
   if [ "$#" -ne 1 ]; then
     echo "run.sh: --accuracy takes no other arguments" >&2
     exit 2
@@ -74,21 +77,32 @@ if command -v dpkg-query >/dev/null 2>&1 &&
 fi
 
 configure
-if [ "$accuracy" = yes ]; then
+# The vocabulary's rows alone: tally_bench_vocabulary through report.py (its arguments but
+# --vocabulary).
+if [ "$mode" = vocabulary ]; then
+  cmake --build "$build" --target tally_bench_vocabulary -j2 >&2
+  for arg do
+    shift
+    [ "$arg" = --vocabulary ] || set -- "$@" "$arg"
+  done
+  exec "$python" "$root/benchmarks/report.py" "$build/benchmarks/tally_bench_vocabulary" "$@"
+fi
+if [ "$mode" = all ]; then
   cmake --build "$build" --target tally_bench tally_bench_vocabulary tally_bench_accuracy -j2 >&2
 else
   cmake --build "$build" --target tally_bench tally_bench_vocabulary -j2 >&2
 fi
-# The vocabulary's rows (cummax, logcumsumexp, nancumsum, wider outputs, segmented, user
-# operators) are in their own binary: build-bench/benchmarks/tally_bench_vocabulary.
-if [ "$accuracy" != yes ]; then
+if [ "$mode" = filtered ]; then
   exec "$python" "$root/benchmarks/report.py" "$build/benchmarks/tally_bench" "$@"
 fi
-# The speed tables, then the accuracy table; the exit status is report.py's if it failed,
-# else the accuracy program's (non-zero: threads = 2 differed from threads = 1, or a
-# variant's run failed).
+# The speed tables, the vocabulary's rows, then the accuracy table; the exit status is the
+# first report.py's that failed, else the accuracy program's (non-zero: threads = 2
+# differed from threads = 1, or a variant's run failed).
 status=0
 "$python" "$root/benchmarks/report.py" "$build/benchmarks/tally_bench" "$@" || status=$?
+echo
+"$python" "$root/benchmarks/report.py" "$build/benchmarks/tally_bench_vocabulary" "$@" ||
+  { vocabulary_status=$?; [ "$status" -ne 0 ] || status=$vocabulary_status; }
 echo
 "$build/benchmarks/tally_bench_accuracy" || accuracy_status=$?
 [ "$status" -ne 0 ] || status=${accuracy_status:-0}
