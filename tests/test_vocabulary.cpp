@@ -338,10 +338,9 @@ TEST_CASE("nancumsum and nancumprod: NaN counts as +0 and 1, with any output typ
   check_arithmetic<std::complex<double>, std::complex<double>>(35, scan_op::sum, true);
 }
 
-/// nancumsum of T on long lines (pieces of the staging buffer) and on tiles of neighbouring
-/// lines, both directions, in place too: the same bits as cumsum of the input with NaN
-/// replaced by +0 (the SIMD engine's kernels run both). (nancumprod folds sequentially
-/// along a line; the random cases compare it with the sequential oracle bitwise.)
+/// nancumsum / nancumprod of T on long lines (pieces of the staging buffer) and on tiles of
+/// neighbouring lines, both directions, in place too: the same bits as cumsum / cumprod of
+/// the input with NaN replaced by +0 / 1 (the SIMD engine's kernels run both).
 template <class T>
 void check_nan_skipping_matches_cleaned_input() {
   rng_t rng(36);
@@ -349,8 +348,7 @@ void check_nan_skipping_matches_cleaned_input() {
   std::vector<T> x(rows * cols);
   for (T& v : x) v = T(static_cast<float>(tally_test::one_in(rng, 13) ? std::numeric_limits<float>::quiet_NaN()
                                                                       : (tally_test::unit(rng) - 0.5) * 2.5));
-  {
-    const bool product = false;
+  for (const bool product : {false, true}) {
     std::vector<T> cleaned(x);
     for (T& v : cleaned)
       if (std::isnan(static_cast<float>(v))) v = T(product ? 1.0f : 0.0f);
@@ -376,7 +374,46 @@ void check_nan_skipping_matches_cleaned_input() {
   }
 }
 
-TEST_CASE("nancumsum: cumsum of the NaN-free input, bitwise") {
+/// nancumprod along long contiguous lines (the SIMD engine's product kernel on NaN-free
+/// pieces) where the running product meets zeros, infinities, huge and subnormal values:
+/// the bits of cumprod of the input with NaN replaced by 1, both directions, in place too.
+template <class T>
+void check_nancumprod_lines_with_extremes() {
+  rng_t rng(39);
+  const std::size_t rows = 6, cols = 5000;
+  const float tiny = std::numeric_limits<float>::denorm_min(), inf = std::numeric_limits<float>::infinity();
+  std::vector<T> x(rows * cols), cleaned(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const std::size_t k = pick(rng, 400);
+    const float sign = tally_test::one_in(rng, 2) ? -1.0f : 1.0f;
+    x[i] = T(k == 0   ? 0.0f * sign
+             : k == 1 ? inf * sign
+             : k == 2 ? std::numeric_limits<float>::quiet_NaN()
+             : k == 3 ? 1e30f * sign
+             : k == 4 ? 1e-30f * sign
+             : k == 5 ? tiny * static_cast<float>(1 + pick(rng, 1000)) * sign
+                      : static_cast<float>(0.6 + tally_test::unit(rng)) * sign);
+    cleaned[i] = k == 2 ? T(1.0f) : x[i];
+  }
+  for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing})
+    for (const bool in_place : {false, true}) {
+      INFO("decreasing " << (direction == tally::axis_direction::decreasing) << " in place " << in_place);
+      std::vector<T> got = in_place ? x : std::vector<T>(x.size()), want(x.size());
+      tally::cumprod<T>(tensor_view<const T>(cleaned.data(), {rows, cols}), tensor_view<T>(want.data(), {rows, cols}), 1,
+                        {direction});
+      tally::nancumprod<T>(tensor_view<const T>(in_place ? got.data() : x.data(), {rows, cols}),
+                           tensor_view<T>(got.data(), {rows, cols}), 1, {direction});
+      CHECK(std::memcmp(got.data(), want.data(), x.size() * sizeof(T)) == 0);
+    }
+}
+
+TEST_CASE("nancumprod along lines with zeros, infinities, huge and subnormal values: cumprod of the NaN-free input") {
+  check_nancumprod_lines_with_extremes<float>();
+  check_nancumprod_lines_with_extremes<double>();
+  check_nancumprod_lines_with_extremes<tally::half>();
+}
+
+TEST_CASE("nancumsum and nancumprod: cumsum / cumprod of the NaN-free input, bitwise") {
   check_nan_skipping_matches_cleaned_input<float>();
   check_nan_skipping_matches_cleaned_input<double>();
   check_nan_skipping_matches_cleaned_input<tally::half>();

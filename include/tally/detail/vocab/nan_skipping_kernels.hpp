@@ -1,9 +1,9 @@
 // nancumsum / nancumprod of the SIMD engine's floating-point types (float, double, half,
-// output type = input type). Along a contiguous line nancumsum runs on the SIMD engine's
-// own line kernel: each piece of the line is copied into an L1-sized buffer with NaN
-// replaced by +0, NumPy's definition, and scanned from there with the running value
-// carried; the pieces are multiples of block_elements, so the results are those of
-// tally::cumsum of the NaN-free input, bitwise (line_state.hpp). Across
+// output type = input type). Along a contiguous line they run on the SIMD engine's own
+// line kernel: each piece of the line is copied into an L1-sized buffer with NaN replaced
+// by +0 or 1, NumPy's definition, and scanned from there with the running value carried;
+// the pieces are multiples of block_elements, so the results are those of tally::cumsum /
+// cumprod of the NaN-free input, bitwise (line_state.hpp). Across
 // a tile of neighbouring lines, float and double take the AVX2 rows of
 // vector_arithmetic_rows.hpp, and half (or a CPU without AVX2) the engine's columns
 // kernel on staged rows: either way each column is folded in order, as cumsum does.
@@ -86,10 +86,7 @@ inline void copy_nan_free(const T* from, T* to, std::size_t n) noexcept {
 
 template <class Base, class T>
 struct vector_line<arithmetic_op<Base, T, T, true>> {
-  // Sums only: nancumprod keeps the sequential loop along a line (the fuzzer found a
-  // product of infinities and zeros where the SIMD engine's product kernel and the
-  // sequential fold differ; the engine's own tests never feed it infinities).
-  static constexpr bool exists = has_nan_free_kernels_v<T> && std::is_same_v<Base, sum_op>;
+  static constexpr bool exists = has_nan_free_kernels_v<T>;
   /// A whole contiguous line (without reset flags), in pieces of block_elements.
   static bool scan(const line_span<T, T>& l) noexcept {
     if constexpr (exists) {
