@@ -382,7 +382,7 @@ def vocabulary_markdown(rows):
     lines.append("|" + "|".join("---" for _ in head) + "|")
     for r in rows:
         target = "-" if r["target"] is None else f"<= {r['target']:g}x"
-        cells = [r["id"], r["label"], fmt(r["tally"]), fmt(r["torch"]), fmt(r["memcpy"]), fmt(r["ratio"], ".2f"),
+        cells = [f"`{r['id']}`", r["label"], fmt(r["tally"]), fmt(r["torch"]), fmt(r["memcpy"]), fmt(r["ratio"], ".2f"),
                  fmt(r["tally"] / r["torch"] if r["torch"] else None, ".2f"), target, verdict(r["ok"])]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
