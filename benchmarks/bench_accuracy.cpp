@@ -193,9 +193,11 @@ double max_ulp(const oracle& o, const std::vector<T>& y) {
 // The schemes.
 
 template <class T>
-void tally_scan(const std::vector<T>& x, std::vector<T>& y, unsigned threads) {
+void tally_scan(const std::vector<T>& x, std::vector<T>& y, unsigned threads,
+                tally::scan_accuracy accuracy = tally::scan_accuracy::fast) {
   tally::scan_options options;
   options.threads = threads;
+  options.accuracy = accuracy;
   tally::cumsum<T>(tally::tensor_view<const T>(x.data(), {x.size()}), tally::tensor_view<T>(y.data(), {y.size()}), 0,
                    options);
 }
@@ -270,10 +272,12 @@ void eigen_cumsum(const std::vector<T>& x, std::vector<T>& y) {
 constexpr int type_count = 3, case_count = type_count * family_count;
 const char* const type_names[type_count] = {"float32", "float64", "float16"};
 
-/// tally's numbers for one variant: threads = 1, threads = 2, and whether they are bitwise equal.
+/// tally's numbers for one variant: threads = 1, threads = 2, whether they are bitwise
+/// equal, and scan_accuracy::exact with threads = 1.
 struct tally_result {
   double one = -1, two = -1;
   bool equal = false;
+  double exact = -1;
 };
 struct variant_rows {
   std::string name;
@@ -296,6 +300,8 @@ tally_result measure_tally(const std::vector<T>& x, const oracle& o) {
   r.one = max_ulp(o, y1);
   r.two = max_ulp(o, y2);
   r.equal = std::memcmp(y1.data(), y2.data(), x.size() * sizeof(T)) == 0;
+  tally_scan(x, y2, 1, tally::scan_accuracy::exact);
+  r.exact = max_ulp(o, y2);
   return r;
 }
 
@@ -378,11 +384,12 @@ bool run_child(const std::string& self, const char* variant, variant_rows& rows)
   while (std::fgets(line, sizeof line, pipe)) {
     char name[64];
     int c = 0, equal = 0;
-    double one = 0, two = 0;
+    double one = 0, two = 0, exact = 0;
     if (std::sscanf(line, "variant %63s", name) == 1) {
       rows.name = name;
-    } else if (std::sscanf(line, "case %d %lg %lg %d", &c, &one, &two, &equal) == 4 && c >= 0 && c < case_count) {
-      rows.cases[c] = tally_result{one, two, equal != 0};
+    } else if (std::sscanf(line, "case %d %lg %lg %d %lg", &c, &one, &two, &equal, &exact) == 5 && c >= 0 &&
+               c < case_count) {
+      rows.cases[c] = tally_result{one, two, equal != 0, exact};
       ++seen;
     }
   }
@@ -452,7 +459,8 @@ int main(int argc, char** argv) {
     run_all(true, own, unused);
     std::printf("variant %s\n", active.c_str());
     for (int c = 0; c < case_count; ++c)
-      std::printf("case %d %.17g %.17g %d\n", c, own.cases[c].one, own.cases[c].two, own.cases[c].equal ? 1 : 0);
+      std::printf("case %d %.17g %.17g %d %.17g\n", c, own.cases[c].one, own.cases[c].two, own.cases[c].equal ? 1 : 0,
+                  own.cases[c].exact);
     return 0;
   }
 
@@ -508,6 +516,10 @@ int main(int argc, char** argv) {
     }
     for (int c = 0; c < case_count; ++c) values[c] = variants[0].cases[c].two;
     print_row(type_names[t], "tally, " + variants[0].name + ", threads = 2", values, nullptr, t);
+    for (const variant_rows& r : variants) {
+      for (int c = 0; c < case_count; ++c) values[c] = r.cases[c].exact;
+      print_row(type_names[t], "tally, " + r.name + ", `scan_accuracy::exact`", values, nullptr, t);
+    }
     for (const peer_row& p : peers)
       if (std::any_of(p.present + t * family_count, p.present + (t + 1) * family_count, [](bool b) { return b; }))
         print_row(type_names[t], p.scheme, p.cases, p.present, t);

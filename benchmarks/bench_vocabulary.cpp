@@ -62,18 +62,20 @@ std::shared_ptr<T> buffer(std::size_t n, bool aligned) {
 }
 
 /// Reproducible inputs in [-1, 1), with a NaN every 97 elements for the NaN-skipping rows
-/// and a reset flag every 61.
+/// and a reset flag every 61; the same values as float64 for V9.
 struct inputs {
   std::shared_ptr<float> x, x_nan;
+  std::shared_ptr<double> x64;
   std::shared_ptr<std::uint8_t> flags;
   explicit inputs(bool aligned)
-      : x(buffer<float>(count, aligned)), x_nan(buffer<float>(count, aligned)),
+      : x(buffer<float>(count, aligned)), x_nan(buffer<float>(count, aligned)), x64(buffer<double>(count, aligned)),
         flags(buffer<std::uint8_t>(count, aligned)) {
     std::uint64_t s = 14;
     for (std::size_t i = 0; i < count; ++i) {
       s = s * 6364136223846793005ull + 1442695040888963407ull;
       const float v = static_cast<float>(static_cast<double>(s >> 11) * 0x1p-52 - 1.0);
       x.get()[i] = v;
+      x64.get()[i] = v;
       x_nan.get()[i] = i % 97 == 0 ? NAN : v;
       flags.get()[i] = i % 61 == 0;
     }
@@ -131,6 +133,7 @@ peer torch_peer([[maybe_unused]] int row, [[maybe_unused]] int axis, [[maybe_unu
   const inputs& d = data(aligned);
   const outputs& r = results(aligned);
   const at::Tensor x = tensor(d.x.get(), at::kFloat), x_nan = tensor(d.x_nan.get(), at::kFloat);
+  const at::Tensor x64 = tensor(d.x64.get(), at::kDouble);
   // The out= forms take the outputs by non-const reference: the lambdas are mutable.
   at::Tensor y = tensor(r.y.get(), at::kFloat), wide = tensor(r.wide.get(), at::kDouble);
   at::Tensor index = tensor(r.index.get(), at::kLong);
@@ -154,6 +157,12 @@ peer torch_peer([[maybe_unused]] int row, [[maybe_unused]] int axis, [[maybe_unu
     case 5:
       return {[=]() mutable { at::cumsum_out(wide, x, axis, at::kDouble); },
               "cumsum_out(dtype=float64): PyTorch converts the whole input to float64 first"};
+    case 8:
+      return {[=]() mutable { at::cumsum_out(y, x, axis); },
+              "cumsum_out: PyTorch's float32 cumsum adds into a double, one element at a time"};
+    case 9:
+      return {[=]() mutable { at::cumsum_out(wide, x64, axis); },
+              "cumsum_out: float64 in a double, no compensation (less accurate than tally's row)"};
     default: return {};
   }
 #else
@@ -316,6 +325,36 @@ void register_axis(int axis, bool aligned) {
     });
     return ok;
   }, torch_peer(6, axis, aligned));
+  // V8: cumsum float32, scan_accuracy::exact (a double running value, each output rounded
+  // once): within an ulp of the sequential double sum (itself exact on these inputs, up to
+  // its own rounding).
+  tally::scan_options exact;
+  exact.accuracy = tally::scan_accuracy::exact;
+  add("V8" + a, aligned, count * 4, [=] { tally::cumsum(in, y, axis, exact); }, [=] {
+    bool ok = true;
+    for_lines(axis, [&](std::size_t s, std::size_t step) {
+      double sum = 0;
+      for (std::size_t k = 0; k < side; ++k) {
+        sum += x[s + k * step];
+        ok = ok && near(out.get()[s + k * step], sum, 0x1p-23 * std::fabs(sum) + 0x1p-60);
+      }
+    });
+    return ok;
+  }, torch_peer(8, axis, aligned));
+  // V9: cumsum float64, scan_accuracy::exact (a compensated double running value).
+  const tally::tensor_view<const double> in64(d.x64.get(), {side, side});
+  add("V9" + a, aligned, count * 8, [=] { tally::cumsum(in64, w, axis, exact); }, [=] {
+    bool ok = true;
+    for_lines(axis, [&](std::size_t s, std::size_t step) {
+      long double sum = 0;
+      for (std::size_t k = 0; k < side; ++k) {
+        sum += x[s + k * step];
+        const double want = static_cast<double>(sum);
+        ok = ok && near(wide.get()[s + k * step], want, 0x1p-51 * std::fabs(want) + 1e-300);
+      }
+    });
+    return ok;
+  }, torch_peer(9, axis, aligned));
   // V7: a user operator (a plain sum as a lambda: the speed of a scalar loop).
   add("V7" + a, aligned, count * 4, [=] { tally::scan(in, y, axis, [](float p, float q) { return p + q; }, 0.0f); }, [=] {
     bool ok = true;

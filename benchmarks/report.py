@@ -85,6 +85,8 @@ VOCABULARY = [
     ("V5", "cumsum float32 -> float64", 1.5),
     ("V6", "segmented cumsum", 1.5),
     ("V7", "scan with a user lambda (sum)", None),
+    ("V8", "cumsum float32, scan_accuracy::exact", None),
+    ("V9", "cumsum float64, scan_accuracy::exact", None),
 ]
 
 TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}

@@ -9,6 +9,7 @@
 
 #include "data_type.hpp"
 #include "detail/ops/arithmetic.hpp"
+#include "detail/ops/exact_sum.hpp"
 #include "detail/run/run_scan.hpp"
 #include "detail/validate/typed.hpp"
 #include "detail/vocab/front.hpp"
@@ -123,6 +124,17 @@ void typed_scan(const tensor_view<const T>& in_view, const tensor_view<T>& out_v
   run_scan<Op, T>(r, in_data, out.data(), carry_in.data(), carry_out.data(), executor::from(options));
 }
 
+/// The chunked forms keep the element type's carry: not with the exact mode of float32 and
+/// float64 (other types have one mode; an invalid value is left to the checks).
+template <class T>
+void check_chunked_accuracy(const scan_options& options, const char* name) {
+  if ((std::is_same_v<T, float> || std::is_same_v<T, double>) && options.accuracy == scan_accuracy::exact)
+    throw error(status(status_code::invalid_option,
+                       "%s: the chunked form (carry_in / carry_out) runs with scan_accuracy::fast only: its "
+                       "carry is the element type, which would round the exact mode's running value",
+                       name));
+}
+
 }  // namespace detail
 
 /// Cumulative sum of `in` along `axis` (negative counts from the back) into `out`.
@@ -130,8 +142,12 @@ void typed_scan(const tensor_view<const T>& in_view, const tensor_view<T>& out_v
 /// The output type U may be wider than T (NumPy's `dtype=`): each element is converted to
 /// U, and the running value is kept in U (integers wrap in U). Pairs where U cannot hold
 /// every value of T do not compile. T and U may also be std::complex or tally::bfloat16.
+/// `options.accuracy` chooses how float32 and float64 sums round (scan_accuracy).
 template <class T, class U = T>
 void cumsum(tensor_view<const T> in, tensor_view<U> out, int axis, scan_options options = {}) {
+  if constexpr (std::is_same_v<T, U> && (std::is_same_v<T, float> || std::is_same_v<T, double>))
+    if (options.accuracy == scan_accuracy::exact)  // exact_op's running value, on the vocabulary engine
+      return detail::vocab::call(detail::exact_op<detail::sum_op, T>{}, "cumsum", in, out, {}, {}, axis, options);
   if constexpr (std::is_same_v<T, U> && is_element_type_v<T>) {
     if (!detail::small_typed_scan<detail::sum_op, T>(in, out, axis, options))
       detail::typed_scan<detail::sum_op, T>(in, out, axis, options, {}, {});
@@ -143,6 +159,9 @@ void cumsum(tensor_view<const T> in, tensor_view<U> out, int axis, scan_options 
 /// Cumulative product of `in` along `axis` into `out`; see cumsum.
 template <class T, class U = T>
 void cumprod(tensor_view<const T> in, tensor_view<U> out, int axis, scan_options options = {}) {
+  if constexpr (std::is_same_v<T, U> && (std::is_same_v<T, float> || std::is_same_v<T, double>))
+    if (options.accuracy == scan_accuracy::exact)  // exact_op's running value, on the vocabulary engine
+      return detail::vocab::call(detail::exact_op<detail::product_op, T>{}, "cumprod", in, out, {}, {}, axis, options);
   if constexpr (std::is_same_v<T, U> && is_element_type_v<T>) {
     if (!detail::small_typed_scan<detail::product_op, T>(in, out, axis, options))
       detail::typed_scan<detail::product_op, T>(in, out, axis, options, {}, {});
@@ -160,6 +179,7 @@ void cumprod(tensor_view<const T> in, tensor_view<U> out, int axis, scan_options
 template <class T>
 void cumsum(tensor_view<const T> in, tensor_view<T> out, int axis, scan_options options,
             tensor_view<const carry_type<T>> carry_in, tensor_view<carry_type<T>> carry_out) {
+  detail::check_chunked_accuracy<T>(options, "cumsum");
   detail::typed_scan<detail::sum_op, T>(in, out, axis, options, carry_in, carry_out);
 }
 
@@ -167,6 +187,7 @@ void cumsum(tensor_view<const T> in, tensor_view<T> out, int axis, scan_options 
 template <class T>
 void cumprod(tensor_view<const T> in, tensor_view<T> out, int axis, scan_options options,
              tensor_view<const carry_type<T>> carry_in, tensor_view<carry_type<T>> carry_out) {
+  detail::check_chunked_accuracy<T>(options, "cumprod");
   detail::typed_scan<detail::product_op, T>(in, out, axis, options, carry_in, carry_out);
 }
 

@@ -7,6 +7,18 @@
 
 TALLY_BEGIN_NAMESPACE
 
+/// How float32 and float64 sums round (scan_options::accuracy; docs/accuracy.md).
+enum class scan_accuracy {
+  /// The running value in the element type, blocked SIMD prefixes: memcpy speed, error at
+  /// most about n * eps * sum|x| (README, numeric rules).
+  fast,
+  /// The running value finer than the element type (float32: double; float64: a
+  /// compensated pair), each output rounded once: within 1 ulp of the exact running sum
+  /// unless the finer value itself loses more than half an ulp (docs/accuracy.md gives
+  /// the bound). Other element types and operators are unaffected.
+  exact,
+};
+
 /// Options of a typed scan: where to run (threads, a host pool: the execution_options
 /// it extends) and what to compute.
 struct scan_options : execution_options {
@@ -22,6 +34,8 @@ struct scan_options : execution_options {
   /// identity (or the carry), as NumPy 2.1's cumulative_sum(include_initial=True). Not
   /// with `exclusive`.
   bool include_initial = false;
+  /// cumsum of float32 and float64: fast (the default) or exact; see scan_accuracy.
+  scan_accuracy accuracy = scan_accuracy::fast;
 };
 
 TALLY_END_NAMESPACE

@@ -52,7 +52,9 @@ enum function : int {
   log_sum_exp,    // logcumsumexp float
   user_matrices,  // scan of mat2
   segmented_sum,  // cumsum float with resets
-  simd_initial,   // cumsum int32 on the SIMD engine (include_initial among the modes)
+  simd_initial,   // cumsum int32 on the SIMD engine (include_initial among the modes); with
+                  // flag 0x80 float32 under scan_accuracy::exact instead (the elements are
+                  // half-integers: every sum is exact, so the sequential fold's bits)
   function_count
 };
 
@@ -86,7 +88,7 @@ struct decoded {
   int fn;
   std::size_t rank, axis;
   int axis_arg;
-  bool axis_ok, decreasing, exclusive, include_initial, wrong_length, separate, threads;
+  bool axis_ok, decreasing, exclusive, include_initial, wrong_length, separate, threads, exact;
   std::size_t sizes[9], out_sizes[9];
   layout in_l, out_l, aux_l;  // aux: indices (cummax) or resets (segmented)
   std::int64_t in_base, out_base;
@@ -140,6 +142,7 @@ void run(byte_reader& r, decoded& c) {
   tally::scan_options options(c.decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing,
                               c.exclusive, c.threads ? 3u : 1u);
   options.include_initial = c.include_initial;
+  if (c.exact) options.accuracy = tally::scan_accuracy::exact;
   bool threw = false;
   try {
     const tally::tensor_view<const In> in(a.data() + c.in_base, c.rank, c.sizes, c.in_l.strides);
@@ -308,6 +311,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   c.wrong_length = (flags & 0x18) == 0x18;
   c.separate = flags & 0x20;
   c.threads = flags & 0x40;
+  c.exact = flags & 0x80;
   c.rank = 1 + r.u8() % 4u;
   const int axis_byte = static_cast<std::int8_t>(r.u8()) % 6;
   c.axis_arg = axis_byte;
@@ -333,7 +337,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case log_sum_exp: run<float, float>(r, c); break;
     case user_matrices: run<mat2, mat2>(r, c); break;
     case segmented_sum: run<float, float>(r, c); break;
-    default: run<std::int32_t, std::int32_t>(r, c); break;
+    default: c.exact ? run<float, float>(r, c) : run<std::int32_t, std::int32_t>(r, c); break;
   }
   return 0;
 }

@@ -59,7 +59,8 @@ TYPED = {
 # on the SIMD engine), flags, rank (1 + b % 4), axis (int8 % 6), sizes..., in layout,
 # out layout, aux layout (indices or resets), in extra, out extra, seed.  flags:
 # 1 decreasing, 2 exclusive, 4 include_initial, 0x18 wrong output length, 0x20 separate
-# buffers, 0x40 three threads.  Layouts as in fuzz_typed.
+# buffers, 0x40 three threads, 0x80 scan_accuracy::exact (function 9 then scans float32).
+# Layouts as in fuzz_typed.
 VOCABULARY = {
     'widening_sum_include_initial': bytes([0, 0x04, 1, 1, 2, 3, 0, 0, 0, 0, 0]) + u64(31),
     'product_float_to_double_decreasing': bytes([1, 0x01, 0, 0, 3, 0, 0, 0, 0, 0]) + u64(32),
@@ -71,6 +72,8 @@ VOCABULARY = {
     'matrix_scan_decreasing': bytes([7, 0x21, 1, 0xff, 3, 2, 0, 0, 0, 0, 0]) + u64(38),
     'segmented_broadcast_resets': bytes([8, 0x20, 1, 1, 2, 3, 0, 0, 3, 0x80, 0, 0]) + u64(39),
     'simd_include_initial_wrong_length': bytes([9, 0x3c, 1, 1, 2, 3, 0, 0, 0, 0, 0]) + u64(40),
+    'exact_float_long_line': bytes([9, 0xa0, 0, 0, 0xf0]) + struct.pack('<H', 300) + bytes([0, 0, 0, 0, 0]) + u64(41),
+    'exact_float_decreasing_in_place': bytes([9, 0x81, 0, 0, 0xf0]) + struct.pack('<H', 200) + bytes([0, 0, 0, 0, 0]) + u64(42),
 }
 
 for folder, seeds in (('descriptor', DESCRIPTOR), ('typed', TYPED), ('vocabulary', VOCABULARY)):

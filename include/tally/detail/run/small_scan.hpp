@@ -74,6 +74,7 @@ bool small_typed_scan(const tensor_view<const T>& in, const tensor_view<T>& out,
   if (rank == 0 || rank != out.rank() || axis < -signed_rank || axis >= signed_rank) return false;
   if (options.direction != axis_direction::increasing && options.direction != axis_direction::decreasing) return false;
   if (options.include_initial) return false;  // its own output shape and rules: the general path
+  if (options.accuracy != scan_accuracy::fast) return false;  // an invalid value: the general path's checks
   std::size_t extents[max_rank];
   std::ptrdiff_t in_strides[max_rank], out_strides[max_rank];
   std::size_t count = 1;

@@ -64,6 +64,9 @@ inline status check_typed(const placed_layout& in, const placed_layout& out, int
   if (options.direction != axis_direction::increasing && options.direction != axis_direction::decreasing)
     return status(status_code::invalid_direction, "direction is %u; it must be 0 or 1",
                   static_cast<unsigned>(options.direction));
+  if (options.accuracy != scan_accuracy::fast && options.accuracy != scan_accuracy::exact)
+    return status(status_code::invalid_option, "accuracy is %u; it must be 0 (fast) or 1 (exact)",
+                  static_cast<unsigned>(options.accuracy));
   if (!out.layout.is_unique())
     return status(status_code::overlapping_output,
                   "the output view has distinct elements at one address (a zero or interleaving stride)");

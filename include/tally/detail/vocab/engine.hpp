@@ -27,6 +27,7 @@
 #include "vector_extremum_rows.hpp"
 #include "vector_segmented_lines.hpp"
 #include "vector_arithmetic_rows.hpp"
+#include "vector_exact_lines.hpp"
 #include "vector_lines.hpp"
 
 TALLY_BEGIN_NAMESPACE
@@ -82,6 +83,9 @@ inline status check(const operands& p, int axis_arg, const scan_options& options
   if (options.direction != axis_direction::increasing && options.direction != axis_direction::decreasing)
     return status(status_code::invalid_direction, "%s: direction is %u; it must be 0 or 1", op.name,
                   static_cast<unsigned>(options.direction));
+  if (options.accuracy != scan_accuracy::fast && options.accuracy != scan_accuracy::exact)
+    return status(status_code::invalid_option, "%s: accuracy is %u; it must be 0 (fast) or 1 (exact)", op.name,
+                  static_cast<unsigned>(options.accuracy));
   if (options.exclusive && options.include_initial)
     return status(status_code::invalid_option, "%s: exclusive and include_initial cannot both be set", op.name);
   if (!op.has_identity && (options.exclusive || options.include_initial))

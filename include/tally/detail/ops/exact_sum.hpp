@@ -1,0 +1,86 @@
+// Sums and products whose outputs are rounded once from a running value finer than the
+// element type (scan_accuracy::exact, issue 13): float32 runs in double; float64 as a
+// compensated pair, the double value and the rounding error it has dropped so far
+// (TwoSum for sums, Kahan-Babuska; an FMA's exact product error for products). Specials
+// behave as in the plain scan: an infinity or a NaN in the input, or an overflow of the
+// running value, gives the plain scan's value from there on.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "../kernels/ops.hpp"
+
+TALLY_BEGIN_NAMESPACE
+namespace detail {
+
+/// The running value of a float64 exact scan: `high + low`, up to the rounding errors of
+/// `low` itself.
+struct compensated {
+  double high;
+  double low;  // starts at -0.0 (x + -0.0 == x), so that a line of -0.0 stays -0.0
+};
+
+/// `s + x`, the rounding error added to `low` (TwoSum: the exact error, no branch).
+inline compensated add_compensated(compensated s, double x) noexcept {
+  const double t = s.high + x;
+  const double x_part = t - s.high;
+  const double error = (s.high - (t - x_part)) + (x - x_part);
+  return {t, s.low + error};
+}
+
+/// `s * x`: the product's exact rounding error from an FMA, plus `low * x`.
+inline compensated multiply_compensated(compensated s, double x) noexcept {
+  const double t = s.high * x;
+  return {t, std::fma(s.low, x, std::fma(s.high, x, -t))};
+}
+
+/// The running value rounded once. A zero `low` adds nothing (and would turn a -0.0 into
+/// +0.0); a non-finite `high` stays as it is (its `low` is NaN after inf - inf).
+inline double round_compensated(const compensated& s) noexcept {
+  return std::isfinite(s.high) && s.low != 0 ? s.high + s.low : s.high;
+}
+
+/// Base: sum_op or product_op; T: float or double.
+template <class Base, class T>
+struct exact_op {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "exact scans are for float and double");
+  static constexpr bool sum = std::is_same_v<Base, sum_op>;
+  using in_type = T;
+  using out_type = T;
+  using state_type = std::conditional_t<std::is_same_v<T, float>, double, compensated>;
+  static constexpr bool has_identity = true;
+  static constexpr bool has_index = false;
+
+  state_type start() const noexcept {
+    if constexpr (std::is_same_v<T, float>)
+      return Base::template identity<double>();
+    else
+      return {Base::template identity<double>(), -0.0};
+  }
+  out_type empty() const noexcept { return Base::template empty<T>(); }
+  state_type first(in_type x, std::int64_t) const noexcept {
+    if constexpr (std::is_same_v<T, float>)
+      return x;
+    else
+      return {x, -0.0};
+  }
+  state_type combine(state_type running, in_type x, std::int64_t) const noexcept {
+    if constexpr (std::is_same_v<T, float>)
+      return Base::combine(running, static_cast<double>(x));
+    else if constexpr (sum)
+      return add_compensated(running, x);
+    else
+      return multiply_compensated(running, x);
+  }
+  out_type value(const state_type& s) const noexcept {
+    if constexpr (std::is_same_v<T, float>)
+      return static_cast<float>(s);
+    else
+      return round_compensated(s);
+  }
+};
+
+}  // namespace detail
+TALLY_END_NAMESPACE
