@@ -186,6 +186,9 @@ TEST_CASE("accuracy: exact sums across rows, along lines and on transposed views
     check_matrix<double>(family::normal, false, 1000, 1024, threads);
     check_matrix<float>(family::near_one, true, 300, 257, threads);
     check_matrix<double>(family::near_one, true, 257, 300, threads);
+    // Rows wider than one tile of running values (4096 float lines, 2048 double lines).
+    check_matrix<float>(family::offset_uniform, false, 40, 4096 + 21, threads);
+    check_matrix<double>(family::offset_uniform, false, 40, 2048 + 13, threads);
   }
 }
 

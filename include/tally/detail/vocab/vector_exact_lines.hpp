@@ -10,7 +10,7 @@
 // their last bits (never more than the double rounding bound); with float inputs of a
 // moderate range every double sum is exact anyway, and so equal.
 //
-// Across a tile of neighbouring lines (AVX2, also under AVX-512): one line per lane, each
+// Across a tile of neighbouring lines (AVX-512 and AVX2 forms): one line per lane, each
 // lane the scalar loop's fold (same bits): float32 with a double running value per line,
 // float64 with a compensated pair per line (ops/exact_sum.hpp's operations, lane by lane;
 // products take the FMA's exact error, as std::fma).
@@ -33,10 +33,14 @@ namespace vocab {
 #if TALLY_X86_SIMD
 TALLY_SIMD_WARNINGS_BEGIN
 
-/// The most lines one exact float32 tile holds (4 KiB of double running values; float64
-/// tiles half as many). Wider tiles measured slower across the rows of a 4096 x 4096
-/// float32 matrix: 4096 lines 5.9 ms, 1024 4.2 ms, 512 3.1 ms (memcpy 3.0 to 3.4 ms).
-inline constexpr std::size_t exact_tile_capacity = 512;
+/// The most lines one exact float32 tile holds (32 KiB of double running values, which
+/// then live in L2; float64 tiles half as many lines). The best width depends on the
+/// machine: across the rows of a 4096 x 4096 float32 matrix (std::vector buffers, AVX2
+/// rows) one Zen 4 host measured 4096 lines 5.9 ms, 512 lines 3.1 ms (memcpy 3.0 to 3.4
+/// ms), another 7.0 ms and 9.3 ms (memcpy 3.8 to 4.9 ms); with the AVX-512 rows the second
+/// measured 6.4 ms at 4096 lines and 8.2 ms at 512 to 1024. Whole rows keep the output one
+/// stream, as the SIMD engine's columns kernel does.
+inline constexpr std::size_t exact_tile_capacity = 4096;
 
 /// x (op) y in doubles: Sum adds, else multiplies.
 template <bool Sum>
@@ -228,6 +232,36 @@ TALLY_TARGET_AVX2 void exact_rows_avx2(const row_tile<float, float>& t) {
   }
 }
 
+/// exact_rows_avx2 with 16 lanes (two vectors of 8 doubles) and 64-byte stores.
+template <bool Sum>
+TALLY_TARGET_AVX512 void exact_rows_avx512(const row_tile<float, float>& t) {
+  using lanes = double_lanes<Sum>;
+  alignas(64) double running[exact_tile_capacity];
+  const float* in = t.in;
+  float* out = t.out;
+  for (std::size_t j = 0; j < t.count; ++j) out[j] = static_cast<float>(running[j] = in[j]);
+  const auto scalar = [&](std::size_t j) { out[j] = static_cast<float>(running[j] = lanes::apply(running[j], in[j])); };
+  for (std::size_t k = 1; k < t.rows; ++k) {
+    in += t.in_row;
+    out += t.out_row;
+    prefetch_run(in, t.in_row, t.count);
+    std::size_t j = 0;
+    if (t.stream)
+      for (const std::size_t head = (std::min)(t.count, elements_to_boundary<64>(out)); j < head; ++j) scalar(j);
+    for (; j + 16 <= t.count; j += 16) {
+      __m512d low, high;
+      widen16(_mm512_loadu_ps(in + j), low, high);
+      low = lanes::apply(_mm512_loadu_pd(running + j), low);
+      high = lanes::apply(_mm512_loadu_pd(running + j + 8), high);
+      _mm512_storeu_pd(running + j, low);
+      _mm512_storeu_pd(running + j + 8, high);
+      const __m512 y = narrow16(low, high);
+      t.stream ? _mm512_stream_ps(out + j, y) : _mm512_storeu_ps(out + j, y);
+    }
+    for (; j < t.count; ++j) scalar(j);
+  }
+}
+
 /// The float64 form of exact_rows_avx2 (at most exact_tile_capacity / 2 lines): each lane
 /// keeps a compensated pair.
 template <bool Sum>
@@ -279,6 +313,55 @@ TALLY_TARGET_AVX2 void compensated_rows_avx2(const row_tile<double, double>& t) 
   }
 }
 
+/// compensated_rows_avx2 with 8 lanes.
+template <bool Sum>
+TALLY_TARGET_AVX512 void compensated_rows_avx512(const row_tile<double, double>& t) {
+  constexpr std::size_t capacity = exact_tile_capacity / 2;
+  alignas(64) double high[capacity], low[capacity];
+  const double* in = t.in;
+  double* out = t.out;
+  const exact_op<std::conditional_t<Sum, sum_op, product_op>, double> op;
+  for (std::size_t j = 0; j < t.count; ++j) {
+    out[j] = high[j] = in[j];
+    low[j] = -0.0;
+  }
+  const auto scalar = [&](std::size_t j) {
+    const compensated s = op.combine({high[j], low[j]}, in[j], 0);
+    high[j] = s.high;
+    low[j] = s.low;
+    out[j] = op.value(s);
+  };
+  const __m512d infinity = _mm512_set1_pd(std::numeric_limits<double>::infinity());
+  for (std::size_t k = 1; k < t.rows; ++k) {
+    in += t.in_row;
+    out += t.out_row;
+    prefetch_run(in, t.in_row, t.count);
+    std::size_t j = 0;
+    if (t.stream)
+      for (const std::size_t head = (std::min)(t.count, elements_to_boundary<64>(out)); j < head; ++j) scalar(j);
+    for (; j + 8 <= t.count; j += 8) {
+      const __m512d x = _mm512_loadu_pd(in + j), h = _mm512_loadu_pd(high + j), l = _mm512_loadu_pd(low + j);
+      __m512d sum, error;
+      if constexpr (Sum) {  // TwoSum, as add_compensated
+        sum = _mm512_add_pd(h, x);
+        const __m512d x_part = _mm512_sub_pd(sum, h);
+        error = _mm512_add_pd(l, _mm512_add_pd(_mm512_sub_pd(h, _mm512_sub_pd(sum, x_part)), _mm512_sub_pd(x, x_part)));
+      } else {  // as multiply_compensated
+        sum = _mm512_mul_pd(h, x);
+        error = _mm512_fmadd_pd(l, x, _mm512_fmsub_pd(h, x, sum));
+      }
+      _mm512_storeu_pd(high + j, sum);
+      _mm512_storeu_pd(low + j, error);
+      // As round_compensated: high + low where high is finite and low is not zero.
+      const __mmask8 adds = _mm512_cmp_pd_mask(_mm512_abs_pd(sum), infinity, _CMP_LT_OQ) &
+                            _mm512_cmp_pd_mask(error, _mm512_setzero_pd(), _CMP_NEQ_UQ);
+      const __m512d y = _mm512_mask_add_pd(sum, adds, sum, error);
+      t.stream ? _mm512_stream_pd(out + j, y) : _mm512_storeu_pd(out + j, y);
+    }
+    for (; j < t.count; ++j) scalar(j);
+  }
+}
+
 TALLY_SIMD_WARNINGS_END
 
 template <class Base>
@@ -308,7 +391,10 @@ struct vector_rows<exact_op<Base, float>> {
   static constexpr std::size_t max_lines = exact_tile_capacity;
   static bool scan(const row_tile<float, float>& t) noexcept {
     if (active_target() == simd_variant::scalar || t.resets || t.index || t.count > max_lines) return false;
-    exact_rows_avx2<std::is_same_v<Base, sum_op>>(t);
+    if (active_target() == simd_variant::avx512)
+      exact_rows_avx512<std::is_same_v<Base, sum_op>>(t);
+    else
+      exact_rows_avx2<std::is_same_v<Base, sum_op>>(t);
     return true;
   }
 };
@@ -319,7 +405,10 @@ struct vector_rows<exact_op<Base, double>> {
   static constexpr std::size_t max_lines = exact_tile_capacity / 2;
   static bool scan(const row_tile<double, double>& t) noexcept {
     if (active_target() == simd_variant::scalar || t.resets || t.index || t.count > max_lines) return false;
-    compensated_rows_avx2<std::is_same_v<Base, sum_op>>(t);
+    if (active_target() == simd_variant::avx512)
+      compensated_rows_avx512<std::is_same_v<Base, sum_op>>(t);
+    else
+      compensated_rows_avx2<std::is_same_v<Base, sum_op>>(t);
     return true;
   }
 };
