@@ -338,13 +338,14 @@ TEST_CASE("nancumsum and nancumprod: NaN counts as +0 and 1, with any output typ
   check_arithmetic<std::complex<double>, std::complex<double>>(35, scan_op::sum, true);
 }
 
-/// nancumsum / nancumprod of T on long lines (pieces of the staging buffer) and on tiles of
-/// neighbouring lines, both directions, in place too: the same bits as cumsum / cumprod of
-/// the input with NaN replaced by +0 / 1 (the SIMD engine's kernels run both).
+/// nancumsum / nancumprod of T on long lines (several blocks, and a tail under every
+/// vector width) and on tiles of neighbouring lines, both directions, in place too: the
+/// same bits as cumsum / cumprod of the input with NaN replaced by +0 / 1 (the SIMD
+/// engine's kernels run both; along lines, their NaN-replacing form).
 template <class T>
 void check_nan_skipping_matches_cleaned_input() {
   rng_t rng(36);
-  const std::size_t rows = 19, cols = 9000;
+  const std::size_t rows = 19, cols = 9001;
   std::vector<T> x(rows * cols);
   for (T& v : x) v = T(static_cast<float>(tally_test::one_in(rng, 13) ? std::numeric_limits<float>::quiet_NaN()
                                                                       : (tally_test::unit(rng) - 0.5) * 2.5));
@@ -380,7 +381,7 @@ void check_nan_skipping_matches_cleaned_input() {
 template <class T>
 void check_nancumprod_lines_with_extremes() {
   rng_t rng(39);
-  const std::size_t rows = 6, cols = 5000;
+  const std::size_t rows = 6, cols = 5003;
   const float tiny = std::numeric_limits<float>::denorm_min(), inf = std::numeric_limits<float>::infinity();
   std::vector<T> x(rows * cols), cleaned(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {

@@ -9,10 +9,11 @@
 //   combine<Op>(a, b), scan<Op>(v) (inclusive prefix inside the register). Optional,
 //   each found by a trait below: window(lo, hi, s) = lanes [s, s + W) of lo:hi (without
 //   it no output is streamed); all_finite(v) / all_moderate(v) (without them float
-//   products go one element at a time); and, where the struct declares lane_ops,
-//   select(lanes, a, b), step<Op, k>(v, lanes) (one Hillis-Steele step on a lane set),
-//   make_index(bytes) and permute(v, index) (without them short lines and narrow columns
-//   fall back to plain loops).
+//   products go one element at a time); nan_to(v, value) = v with NaN lanes replaced
+//   (without it nancumsum / nancumprod copy their lines first); and, where the struct
+//   declares lane_ops, select(lanes, a, b), step<Op, k>(v, lanes) (one Hillis-Steele
+//   step on a lane set), make_index(bytes) and permute(v, index) (without them short
+//   lines and narrow columns fall back to plain loops).
 
 /// The vector for element type T.
 template <class T>
@@ -110,18 +111,36 @@ TALLY_SIMD_TARGET bool settled_product_exact(A running, typename V::reg prefix) 
   return !(running - running == 0) && V::all_moderate(prefix);
 }
 
+/// Whether V offers nan_to(v, value), what the NaN-skipping line kernel needs.
+template <class V, class = void>
+inline constexpr bool has_nan_to = false;
+template <class V>
+inline constexpr bool has_nan_to<V, std::void_t<decltype(sizeof(&V::nan_to))>> = true;
+
+/// x, or Op's empty value (+0 or 1) where x is NaN: an element as nancumsum / nancumprod read it.
+template <class Op, class T>
+TALLY_SIMD_TARGET T nan_as_empty(T x) noexcept {
+  using A = acc_t<T>;
+  const A a = to_acc(x);
+  return a != a ? from_acc<T>(Op::template empty<A>()) : x;
+}
+
 /// A contiguous line, the hot loop of every scan along the innermost axis. Per vector:
 /// an in-register prefix, plus the broadcast block-local running value, plus the offset
 /// of the earlier blocks (see line_state.hpp). The loop-carried chain is a single
 /// combine, so the core runs far above memory speed. The (rare) tail that does not fill
-/// a vector continues with scalar steps of the same formula.
-template <class Op, class T, bool Reverse>
+/// a vector continues with scalar steps of the same formula. NanAsEmpty (floating-point
+/// types only) reads every NaN element as the empty value, +0 or 1, as nancumsum and
+/// nancumprod define it: the bits of the same scan over an input so cleaned.
+template <class Op, class T, bool Reverse, bool NanAsEmpty = false>
 TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in, T* out, std::size_t n,
                                            bool exclusive, bool stream) noexcept {
   using V = vec_for<T>;
   using A = acc_t<T>;
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
+  static_assert(!NanAsEmpty || !std::is_integral_v<T>, "NaN exists in floating-point types only");
+  [[maybe_unused]] const reg empty = V::broadcast(Op::template empty<A>());
   if constexpr (sequential_order_v<Op, T>) {
     // Floating-point products: one running value, no blocks (see ops.hpp). Each vector
     // is running * (in-register prefix); a vector whose results leave the range where no
@@ -135,7 +154,8 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
       reg prev = V::broadcast(last);
       reg run = V::broadcast(running);  // the running product in every lane: a short chain
       for (; i + W <= n; i += W) {
-        const reg x = Reverse ? V::reverse(V::load(in - i - (W - 1))) : V::load(in + i);
+        reg x = Reverse ? V::reverse(V::load(in - i - (W - 1))) : V::load(in + i);
+        if constexpr (NanAsEmpty) x = V::nan_to(x, empty);
         const reg prefix = V::template scan<Op>(x);
         const reg inclusive = V::template combine<Op>(run, prefix);
         if (!V::all_moderate(inclusive) && !settled_product_exact<V>(static_cast<A>(V::first(run)), prefix)) {
@@ -165,7 +185,15 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
     line_state<A> rest{running, Op::template identity<A>(), last, 0};
     const std::ptrdiff_t step = Reverse ? -1 : 1;
     const auto done = static_cast<std::ptrdiff_t>(i) * step;
-    scalar::scan_strided<Op, T>(rest, in + done, step, out + done, step, n - i, exclusive);
+    if constexpr (NanAsEmpty) {  // the tail, under a vector: cleaned into a small buffer first
+      static_assert(has_magnitude_tests<V>, "without the vector loop the tail is the whole line");
+      T tail[W];
+      for (std::size_t k = 0; k < n - i; ++k)
+        tail[k] = nan_as_empty<Op>(in[done + step * static_cast<std::ptrdiff_t>(k)]);
+      scalar::scan_strided<Op, T>(rest, tail, 1, out + done, step, n - i, exclusive);
+    } else {
+      scalar::scan_strided<Op, T>(rest, in + done, step, out + done, step, n - i, exclusive);
+    }
     s = rest;
     return;
   }
@@ -184,7 +212,8 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
     std::size_t j = 0;
     for (; j + W <= span; j += W) {
       const std::size_t at = i + j;
-      const reg x = Reverse ? V::reverse(V::load(in - at - (W - 1))) : V::load(in + at);
+      reg x = Reverse ? V::reverse(V::load(in - at - (W - 1))) : V::load(in + at);
+      if constexpr (NanAsEmpty) x = V::nan_to(x, empty);
       const reg prefix = V::template scan<Op>(x);
       const reg within = V::template combine<Op>(local, prefix);
       const reg inclusive = exact ? within : V::template combine<Op>(offset, within);
@@ -200,7 +229,9 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
       A last = static_cast<A>(V::last(prev));
       for (; j < span; ++j) {
         const std::ptrdiff_t at = Reverse ? -static_cast<std::ptrdiff_t>(i + j) : static_cast<std::ptrdiff_t>(i + j);
-        loc = Op::combine(loc, to_acc(in[at]));
+        T x = in[at];
+        if constexpr (NanAsEmpty) x = nan_as_empty<Op>(x);
+        loc = Op::combine(loc, to_acc(x));
         const A inclusive = exact ? loc : Op::combine(off, loc);
         out[at] = from_acc<T>(exclusive ? last : inclusive);
         last = inclusive;
@@ -276,6 +307,27 @@ TALLY_SIMD_TARGET void scan_contiguous(line_state<acc_t<T>>& s, const T* in, T* 
     scan_contiguous_dir<Op, T, true>(s, in, out, n, exclusive, stream);
   else
     scan_contiguous_dir<Op, T, false>(s, in, out, n, exclusive, stream);
+}
+
+template <class Op, class T>
+TALLY_SIMD_TARGET void scan_contiguous_nan_as_empty(line_state<acc_t<T>>& s, const T* in, T* out, bool reverse,
+                                                    std::size_t n, bool exclusive, bool stream) noexcept {
+  if (reverse)
+    scan_contiguous_dir<Op, T, true, true>(s, in, out, n, exclusive, stream);
+  else
+    scan_contiguous_dir<Op, T, false, true>(s, in, out, n, exclusive, stream);
+}
+
+/// The NaN-skipping line kernel where this target has one: float, double and half, whose
+/// products need the vector loop (all_moderate) too.
+template <class Op, class T>
+constexpr auto nan_as_empty_line() noexcept {
+  using V = vec_for<T>;
+  using line_fn = decltype(kernel_set<Op, T>::line_nan_as_empty);
+  if constexpr (!std::is_integral_v<T> && has_nan_to<V> && (!sequential_order_v<Op, T> || has_magnitude_tests<V>))
+    return line_fn{&scan_contiguous_nan_as_empty<Op, T>};
+  else
+    return line_fn{nullptr};
 }
 
 /// At most as many columns as a vector has lanes, rows packed one after the other (row stride =
@@ -557,4 +609,5 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
 
 template <class Op, class T>
 inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>,  &scan_columns<Op, T>,     &reduce_contiguous<Op, T>,
-                                           &scatter_tile<T>,          &scan_short_lines<Op, T>, &scalar::scan_strided<Op, T>};
+                                           &scatter_tile<T>,          &scan_short_lines<Op, T>, &scalar::scan_strided<Op, T>,
+                                           nan_as_empty_line<Op, T>()};

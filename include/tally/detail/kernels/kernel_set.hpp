@@ -49,6 +49,10 @@ struct kernel_set {
   /// Any line with its own strides.
   void (*strided)(line_state<A>&, const T* in, std::ptrdiff_t in_step, T* out, std::ptrdiff_t out_step,
                   std::size_t n, bool exclusive) noexcept;
+  /// `line` with every NaN element read as the empty value, +0 or 1 (nancumsum,
+  /// nancumprod); null where the target has no such kernel (the scalar target, integers).
+  void (*line_nan_as_empty)(line_state<A>&, const T* in, T* out, bool reverse, std::size_t n, bool exclusive,
+                            bool stream) noexcept;
 };
 
 /// The kernel tables of target V: `table<Op, T>` points at them, or is null where this

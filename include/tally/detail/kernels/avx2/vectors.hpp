@@ -45,6 +45,8 @@ struct f32 {
   }
   TALLY_T static float first(reg v) { return _mm256_cvtss_f32(v); }
   TALLY_T static float last(reg v) { return _mm256_cvtss_f32(broadcast_last(v)); }
+  /// x with its NaN lanes replaced by `value` (nancumsum's loads).
+  TALLY_T static reg nan_to(reg x, reg value) { return _mm256_blendv_ps(x, value, _mm256_cmp_ps(x, x, _CMP_UNORD_Q)); }
   TALLY_T static bool all_finite(reg v) {
     const reg magnitude = _mm256_andnot_ps(broadcast(-0.0f), v);
     return _mm256_movemask_ps(_mm256_cmp_ps(magnitude, broadcast(std::numeric_limits<float>::infinity()), _CMP_LT_OQ)) == 0xff;
@@ -84,6 +86,8 @@ struct f64 {
   }
   TALLY_T static double first(reg v) { return _mm256_cvtsd_f64(v); }
   TALLY_T static double last(reg v) { return _mm256_cvtsd_f64(broadcast_last(v)); }
+  /// x with its NaN lanes replaced by `value` (nancumsum's loads).
+  TALLY_T static reg nan_to(reg x, reg value) { return _mm256_blendv_pd(x, value, _mm256_cmp_pd(x, x, _CMP_UNORD_Q)); }
   TALLY_T static bool all_finite(reg v) {
     const reg magnitude = _mm256_andnot_pd(broadcast(-0.0), v);
     return _mm256_movemask_pd(_mm256_cmp_pd(magnitude, broadcast(std::numeric_limits<double>::infinity()), _CMP_LT_OQ)) == 0xf;

@@ -57,6 +57,8 @@ struct f32 {
                                         _mm512_set1_epi32(static_cast<int>(s)));
     return _mm512_permutex2var_ps(lo, at, hi);
   }
+  /// x with its NaN lanes replaced by `value` (nancumsum's loads).
+  TALLY_T static reg nan_to(reg x, reg value) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, value); }
   TALLY_T static bool all_finite(reg v) {
     return _mm512_cmp_ps_mask(_mm512_abs_ps(v), broadcast(std::numeric_limits<float>::infinity()), _CMP_LT_OQ) == 0xffff;
   }
@@ -128,6 +130,8 @@ struct f64 {
     const __m512i at = _mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi64(static_cast<long long>(s)));
     return _mm512_permutex2var_pd(lo, at, hi);
   }
+  /// x with its NaN lanes replaced by `value` (nancumsum's loads).
+  TALLY_T static reg nan_to(reg x, reg value) { return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), x, value); }
   TALLY_T static bool all_finite(reg v) {
     return _mm512_cmp_pd_mask(_mm512_abs_pd(v), broadcast(std::numeric_limits<double>::infinity()), _CMP_LT_OQ) == 0xff;
   }

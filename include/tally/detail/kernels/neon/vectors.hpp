@@ -48,6 +48,8 @@ struct f32 {
   TALLY_T static reg shift_in(reg v, reg prev) { return vextq_f32(prev, v, 3); }
   TALLY_T static float first(reg v) { return vgetq_lane_f32(v, 0); }
   TALLY_T static float last(reg v) { return vgetq_lane_f32(v, 3); }
+  /// x with its NaN lanes replaced by `value` (nancumsum's loads).
+  TALLY_T static reg nan_to(reg x, reg value) { return vbslq_f32(vceqq_f32(x, x), x, value); }
   template <class Op>
   TALLY_T static reg combine(reg a, reg b) {
     if constexpr (is_sum<Op>) return vaddq_f32(a, b);
@@ -79,6 +81,8 @@ struct f64 {
   TALLY_T static reg shift_in(reg v, reg prev) { return vextq_f64(prev, v, 1); }
   TALLY_T static double first(reg v) { return vgetq_lane_f64(v, 0); }
   TALLY_T static double last(reg v) { return vgetq_lane_f64(v, 1); }
+  /// x with its NaN lanes replaced by `value` (nancumsum's loads).
+  TALLY_T static reg nan_to(reg x, reg value) { return vbslq_f64(vceqq_f64(x, x), x, value); }
   template <class Op>
   TALLY_T static reg combine(reg a, reg b) {
     if constexpr (is_sum<Op>) return vaddq_f64(a, b);
