@@ -47,6 +47,18 @@
 #define TALLY_ALWAYS_INLINE inline
 #endif
 
+/// Unrolls the next loop, whose trip count is a constant, completely: the loops over
+/// arrays of registers in the transposes. GCC at -O2 keeps them as loops, and the arrays
+/// in memory (a 4096 x 4096 float scan through transposed strides: 13.1 ms at -O2
+/// against 11.0 ms unrolled at -O3, 2026-11-25).
+#if defined(__clang__)
+#define TALLY_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define TALLY_UNROLL _Pragma("GCC unroll 16")
+#else
+#define TALLY_UNROLL
+#endif
+
 /// Inlines everything a function calls into it: a kernel template without a target
 /// attribute, instantiated inside a target-attributed entry point, gets the target's
 /// instructions (and its vector helpers) this way. Empty where not needed (MSVC needs no

@@ -267,7 +267,9 @@ struct transpose32 {
     const float* in = static_cast<const float*>(tile);
     float* dst = static_cast<float*>(out);
     __m256 r[8], t[8];
+    TALLY_UNROLL
     for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(in + static_cast<std::size_t>(i) * pitch);
+    TALLY_UNROLL
     for (int i = 0; i < 4; ++i) {
       t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
       t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
@@ -278,10 +280,12 @@ struct transpose32 {
       r[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
       r[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
     }
+    TALLY_UNROLL
     for (int i = 0; i < 4; ++i) {
       t[i] = _mm256_permute2f128_ps(r[i], r[4 + i], 0x20);
       t[4 + i] = _mm256_permute2f128_ps(r[i], r[4 + i], 0x31);
     }
+    TALLY_UNROLL
     for (int i = 0; i < 8; ++i) {
       float* row = dst + i * out_stride;
       if (stream)

@@ -95,8 +95,11 @@ struct f32 {
     const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
     const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
     reg level[16];
+    TALLY_UNROLL
     for (int i = 0; i < 16; ++i) level[i] = rows[i];
+    TALLY_UNROLL
     for (int n = 16; n > 1; n /= 2)
+      TALLY_UNROLL
       for (int i = 0; i < n / 2; ++i)
         level[i] = _mm512_add_ps(_mm512_permutex2var_ps(level[2 * i], odd, level[2 * i + 1]),
                                  _mm512_permutex2var_ps(level[2 * i], even, level[2 * i + 1]));
@@ -345,11 +348,14 @@ struct transpose32 {
     const float* in = static_cast<const float*>(tile);
     float* dst = static_cast<float*>(out);
     __m512 r[16], t[16];
+    TALLY_UNROLL
     for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(in + static_cast<std::size_t>(i) * pitch);
+    TALLY_UNROLL
     for (int i = 0; i < 8; ++i) {
       t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
       t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
     }
+    TALLY_UNROLL
     for (int i = 0; i < 4; ++i) {
       const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]);
       const __m512d c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
@@ -358,16 +364,19 @@ struct transpose32 {
       r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
       r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
     }
+    TALLY_UNROLL
     for (int i = 0; i < 4; ++i) {
       t[i] = _mm512_shuffle_f32x4(r[i], r[4 + i], 0x88);
       t[4 + i] = _mm512_shuffle_f32x4(r[i], r[4 + i], 0xdd);
       t[8 + i] = _mm512_shuffle_f32x4(r[8 + i], r[12 + i], 0x88);
       t[12 + i] = _mm512_shuffle_f32x4(r[8 + i], r[12 + i], 0xdd);
     }
+    TALLY_UNROLL
     for (int i = 0; i < 8; ++i) {
       r[i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0x88);
       r[8 + i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0xdd);
     }
+    TALLY_UNROLL
     for (int i = 0; i < 16; ++i) {
       float* row = dst + i * out_stride;
       if (stream)
