@@ -201,165 +201,170 @@ TALLY_TARGET_AVX2 double exact_line_avx2(const float* in, float* out, std::size_
   return running;
 }
 
-/// A tile of neighbouring float lines (at most exact_tile_capacity), row by row: each
-/// lane adds (or multiplies) its element into its line's double running value.
+/// The running values of a tile's float32 lines, in double: start() takes a line's first
+/// element, combine() each later one; both return the output.
 template <bool Sum>
-TALLY_TARGET_AVX2 void exact_rows_avx2(const row_tile<float, float>& t) {
-  using lanes = double_lanes<Sum>;
-  alignas(32) double running[exact_tile_capacity];
-  const float* in = t.in;
-  float* out = t.out;
-  for (std::size_t j = 0; j < t.count; ++j) out[j] = static_cast<float>(running[j] = in[j]);
-  const auto scalar = [&](std::size_t j) { out[j] = static_cast<float>(running[j] = lanes::apply(running[j], in[j])); };
-  for (std::size_t k = 1; k < t.rows; ++k) {
-    in += t.in_row;
-    out += t.out_row;
-    prefetch_run(in, t.in_row, t.count);
-    std::size_t j = 0;
-    if (t.stream)
-      for (const std::size_t head = elements_to_32_bytes(out, t.count); j < head; ++j) scalar(j);
-    for (; j + 8 <= t.count; j += 8) {
-      __m256d low, high;
-      widen8(_mm256_loadu_ps(in + j), low, high);
-      low = lanes::apply(_mm256_loadu_pd(running + j), low);
-      high = lanes::apply(_mm256_loadu_pd(running + j + 4), high);
-      _mm256_storeu_pd(running + j, low);
-      _mm256_storeu_pd(running + j + 4, high);
-      const __m256 y = narrow8(low, high);
-      t.stream ? _mm256_stream_ps(out + j, y) : _mm256_storeu_ps(out + j, y);
-    }
-    for (; j < t.count; ++j) scalar(j);
-  }
-}
+struct double_running {
+  alignas(64) double value[exact_tile_capacity];
+  float start(std::size_t j, float x) { return static_cast<float>(value[j] = x); }
+  float combine(std::size_t j, float x) { return static_cast<float>(value[j] = double_lanes<Sum>::apply(value[j], x)); }
+};
 
-/// exact_rows_avx2 with 16 lanes (two vectors of 8 doubles) and 64-byte stores.
+/// The compensated pairs of a tile's float64 lines (at most exact_tile_capacity / 2).
 template <bool Sum>
-TALLY_TARGET_AVX512 void exact_rows_avx512(const row_tile<float, float>& t) {
-  using lanes = double_lanes<Sum>;
-  alignas(64) double running[exact_tile_capacity];
-  const float* in = t.in;
-  float* out = t.out;
-  for (std::size_t j = 0; j < t.count; ++j) out[j] = static_cast<float>(running[j] = in[j]);
-  const auto scalar = [&](std::size_t j) { out[j] = static_cast<float>(running[j] = lanes::apply(running[j], in[j])); };
-  for (std::size_t k = 1; k < t.rows; ++k) {
-    in += t.in_row;
-    out += t.out_row;
-    prefetch_run(in, t.in_row, t.count);
-    std::size_t j = 0;
-    if (t.stream)
-      for (const std::size_t head = (std::min)(t.count, elements_to_boundary<64>(out)); j < head; ++j) scalar(j);
-    for (; j + 16 <= t.count; j += 16) {
-      __m512d low, high;
-      widen16(_mm512_loadu_ps(in + j), low, high);
-      low = lanes::apply(_mm512_loadu_pd(running + j), low);
-      high = lanes::apply(_mm512_loadu_pd(running + j + 8), high);
-      _mm512_storeu_pd(running + j, low);
-      _mm512_storeu_pd(running + j + 8, high);
-      const __m512 y = narrow16(low, high);
-      t.stream ? _mm512_stream_ps(out + j, y) : _mm512_storeu_ps(out + j, y);
-    }
-    for (; j < t.count; ++j) scalar(j);
-  }
-}
-
-/// The float64 form of exact_rows_avx2 (at most exact_tile_capacity / 2 lines): each lane
-/// keeps a compensated pair.
-template <bool Sum>
-TALLY_TARGET_AVX2 void compensated_rows_avx2(const row_tile<double, double>& t) {
-  constexpr std::size_t capacity = exact_tile_capacity / 2;
-  alignas(32) double high[capacity], low[capacity];
-  const double* in = t.in;
-  double* out = t.out;
-  const exact_op<std::conditional_t<Sum, sum_op, product_op>, double> op;
-  for (std::size_t j = 0; j < t.count; ++j) {
-    out[j] = high[j] = in[j];
-    low[j] = -0.0;
-  }
-  const auto scalar = [&](std::size_t j) {
-    const compensated s = op.combine({high[j], low[j]}, in[j], 0);
-    high[j] = s.high;
-    low[j] = s.low;
-    out[j] = op.value(s);
-  };
-  const __m256d magnitude = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffff));
-  const __m256d infinity = _mm256_set1_pd(std::numeric_limits<double>::infinity());
-  for (std::size_t k = 1; k < t.rows; ++k) {
-    in += t.in_row;
-    out += t.out_row;
-    prefetch_run(in, t.in_row, t.count);
-    std::size_t j = 0;
-    if (t.stream)
-      for (const std::size_t head = elements_to_32_bytes(out, t.count); j < head; ++j) scalar(j);
-    for (; j + 4 <= t.count; j += 4) {
-      const __m256d x = _mm256_loadu_pd(in + j), h = _mm256_loadu_pd(high + j), l = _mm256_loadu_pd(low + j);
-      __m256d sum, error;
-      if constexpr (Sum) {  // TwoSum, as add_compensated
-        sum = _mm256_add_pd(h, x);
-        const __m256d x_part = _mm256_sub_pd(sum, h);
-        error = _mm256_add_pd(l, _mm256_add_pd(_mm256_sub_pd(h, _mm256_sub_pd(sum, x_part)), _mm256_sub_pd(x, x_part)));
-      } else {  // as multiply_compensated
-        sum = _mm256_mul_pd(h, x);
-        error = _mm256_fmadd_pd(l, x, _mm256_fmsub_pd(h, x, sum));
-      }
-      _mm256_storeu_pd(high + j, sum);
-      _mm256_storeu_pd(low + j, error);
-      // As round_compensated: high + low where high is finite and low is not zero.
-      const __m256d adds = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(sum, magnitude), infinity, _CMP_LT_OQ),
-                                         _mm256_cmp_pd(error, _mm256_setzero_pd(), _CMP_NEQ_UQ));
-      const __m256d y = _mm256_blendv_pd(sum, _mm256_add_pd(sum, error), adds);
-      t.stream ? _mm256_stream_pd(out + j, y) : _mm256_storeu_pd(out + j, y);
-    }
-    for (; j < t.count; ++j) scalar(j);
-  }
-}
-
-/// compensated_rows_avx2 with 8 lanes.
-template <bool Sum>
-TALLY_TARGET_AVX512 void compensated_rows_avx512(const row_tile<double, double>& t) {
-  constexpr std::size_t capacity = exact_tile_capacity / 2;
+struct compensated_running {
+  static constexpr std::size_t capacity = exact_tile_capacity / 2;
+  using op = exact_op<std::conditional_t<Sum, sum_op, product_op>, double>;
   alignas(64) double high[capacity], low[capacity];
-  const double* in = t.in;
-  double* out = t.out;
-  const exact_op<std::conditional_t<Sum, sum_op, product_op>, double> op;
-  for (std::size_t j = 0; j < t.count; ++j) {
-    out[j] = high[j] = in[j];
+  double start(std::size_t j, double x) {
     low[j] = -0.0;
+    return high[j] = x;
   }
-  const auto scalar = [&](std::size_t j) {
-    const compensated s = op.combine({high[j], low[j]}, in[j], 0);
+  double combine(std::size_t j, double x) {
+    const compensated s = op().combine({high[j], low[j]}, x, 0);
     high[j] = s.high;
     low[j] = s.low;
-    out[j] = op.value(s);
-  };
-  const __m512d infinity = _mm512_set1_pd(std::numeric_limits<double>::infinity());
+    return op().value(s);
+  }
+};
+
+/// A tile of neighbouring lines (row_tile), row by row, one line per lane: the first row
+/// starts the running values; in each later row the elements before the output's
+/// `Lanes::align`-byte boundary (when streaming) and after the last whole step go one at
+/// a time, the others `Lanes::width` a step (Lanes::step, the same operations lane by
+/// lane). Written once without a target attribute, like logsumexp_rows, and instantiated
+/// in the flattened, target-attributed entry points below.
+template <class Lanes>
+inline void exact_rows(const row_tile<typename Lanes::element, typename Lanes::element>& t) {
+  using E = typename Lanes::element;
+  typename Lanes::running_values running;
+  const E* in = t.in;
+  E* out = t.out;
+  for (std::size_t j = 0; j < t.count; ++j) out[j] = running.start(j, in[j]);
   for (std::size_t k = 1; k < t.rows; ++k) {
     in += t.in_row;
     out += t.out_row;
     prefetch_run(in, t.in_row, t.count);
     std::size_t j = 0;
     if (t.stream)
-      for (const std::size_t head = (std::min)(t.count, elements_to_boundary<64>(out)); j < head; ++j) scalar(j);
-    for (; j + 8 <= t.count; j += 8) {
-      const __m512d x = _mm512_loadu_pd(in + j), h = _mm512_loadu_pd(high + j), l = _mm512_loadu_pd(low + j);
-      __m512d sum, error;
-      if constexpr (Sum) {  // TwoSum, as add_compensated
-        sum = _mm512_add_pd(h, x);
-        const __m512d x_part = _mm512_sub_pd(sum, h);
-        error = _mm512_add_pd(l, _mm512_add_pd(_mm512_sub_pd(h, _mm512_sub_pd(sum, x_part)), _mm512_sub_pd(x, x_part)));
-      } else {  // as multiply_compensated
-        sum = _mm512_mul_pd(h, x);
-        error = _mm512_fmadd_pd(l, x, _mm512_fmsub_pd(h, x, sum));
-      }
-      _mm512_storeu_pd(high + j, sum);
-      _mm512_storeu_pd(low + j, error);
-      // As round_compensated: high + low where high is finite and low is not zero.
-      const __mmask8 adds = _mm512_cmp_pd_mask(_mm512_abs_pd(sum), infinity, _CMP_LT_OQ) &
-                            _mm512_cmp_pd_mask(error, _mm512_setzero_pd(), _CMP_NEQ_UQ);
-      const __m512d y = _mm512_mask_add_pd(sum, adds, sum, error);
-      t.stream ? _mm512_stream_pd(out + j, y) : _mm512_storeu_pd(out + j, y);
-    }
-    for (; j < t.count; ++j) scalar(j);
+      for (const std::size_t head = (std::min)(t.count, elements_to_boundary<Lanes::align>(out)); j < head; ++j)
+        out[j] = running.combine(j, in[j]);
+    for (; j + Lanes::width <= t.count; j += Lanes::width) Lanes::step(running, j, in + j, out + j, t.stream);
+    for (; j < t.count; ++j) out[j] = running.combine(j, in[j]);
   }
+}
+
+/// Eight float32 lines a step (AVX2): widened, combined into their doubles, rounded once.
+template <bool Sum>
+struct exact_lanes8 {
+  using element = float;
+  using running_values = double_running<Sum>;
+  static constexpr std::size_t width = 8, align = 32;
+  TALLY_TARGET_AVX2 static void step(running_values& r, std::size_t j, const float* in, float* out, bool stream) {
+    using lanes = double_lanes<Sum>;
+    __m256d low, high;
+    widen8(_mm256_loadu_ps(in), low, high);
+    low = lanes::apply(_mm256_loadu_pd(r.value + j), low);
+    high = lanes::apply(_mm256_loadu_pd(r.value + j + 4), high);
+    _mm256_storeu_pd(r.value + j, low);
+    _mm256_storeu_pd(r.value + j + 4, high);
+    const __m256 y = narrow8(low, high);
+    stream ? _mm256_stream_ps(out, y) : _mm256_storeu_ps(out, y);
+  }
+};
+
+/// Sixteen float32 lines a step (AVX-512, two vectors of 8 doubles).
+template <bool Sum>
+struct exact_lanes16 {
+  using element = float;
+  using running_values = double_running<Sum>;
+  static constexpr std::size_t width = 16, align = 64;
+  TALLY_TARGET_AVX512 static void step(running_values& r, std::size_t j, const float* in, float* out, bool stream) {
+    using lanes = double_lanes<Sum>;
+    __m512d low, high;
+    widen16(_mm512_loadu_ps(in), low, high);
+    low = lanes::apply(_mm512_loadu_pd(r.value + j), low);
+    high = lanes::apply(_mm512_loadu_pd(r.value + j + 8), high);
+    _mm512_storeu_pd(r.value + j, low);
+    _mm512_storeu_pd(r.value + j + 8, high);
+    const __m512 y = narrow16(low, high);
+    stream ? _mm512_stream_ps(out, y) : _mm512_storeu_ps(out, y);
+  }
+};
+
+/// Four float64 lines a step (AVX2 + FMA), each a compensated pair: TwoSum as
+/// add_compensated, or the FMA's exact error as multiply_compensated; rounded as
+/// round_compensated (high + low where high is finite and low is not zero).
+template <bool Sum>
+struct compensated_lanes4 {
+  using element = double;
+  using running_values = compensated_running<Sum>;
+  static constexpr std::size_t width = 4, align = 32;
+  TALLY_TARGET_AVX2 static void step(running_values& r, std::size_t j, const double* in, double* out, bool stream) {
+    const __m256d x = _mm256_loadu_pd(in), h = _mm256_loadu_pd(r.high + j), l = _mm256_loadu_pd(r.low + j);
+    __m256d sum, error;
+    if constexpr (Sum) {
+      sum = _mm256_add_pd(h, x);
+      const __m256d x_part = _mm256_sub_pd(sum, h);
+      error = _mm256_add_pd(l, _mm256_add_pd(_mm256_sub_pd(h, _mm256_sub_pd(sum, x_part)), _mm256_sub_pd(x, x_part)));
+    } else {
+      sum = _mm256_mul_pd(h, x);
+      error = _mm256_fmadd_pd(l, x, _mm256_fmsub_pd(h, x, sum));
+    }
+    _mm256_storeu_pd(r.high + j, sum);
+    _mm256_storeu_pd(r.low + j, error);
+    const __m256d magnitude = _mm256_andnot_pd(_mm256_set1_pd(-0.0), sum);
+    const __m256d adds =
+        _mm256_and_pd(_mm256_cmp_pd(magnitude, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ),
+                      _mm256_cmp_pd(error, _mm256_setzero_pd(), _CMP_NEQ_UQ));
+    const __m256d y = _mm256_blendv_pd(sum, _mm256_add_pd(sum, error), adds);
+    stream ? _mm256_stream_pd(out, y) : _mm256_storeu_pd(out, y);
+  }
+};
+
+/// compensated_lanes4 with 8 lanes (AVX-512).
+template <bool Sum>
+struct compensated_lanes8 {
+  using element = double;
+  using running_values = compensated_running<Sum>;
+  static constexpr std::size_t width = 8, align = 64;
+  TALLY_TARGET_AVX512 static void step(running_values& r, std::size_t j, const double* in, double* out, bool stream) {
+    const __m512d x = _mm512_loadu_pd(in), h = _mm512_loadu_pd(r.high + j), l = _mm512_loadu_pd(r.low + j);
+    __m512d sum, error;
+    if constexpr (Sum) {
+      sum = _mm512_add_pd(h, x);
+      const __m512d x_part = _mm512_sub_pd(sum, h);
+      error = _mm512_add_pd(l, _mm512_add_pd(_mm512_sub_pd(h, _mm512_sub_pd(sum, x_part)), _mm512_sub_pd(x, x_part)));
+    } else {
+      sum = _mm512_mul_pd(h, x);
+      error = _mm512_fmadd_pd(l, x, _mm512_fmsub_pd(h, x, sum));
+    }
+    _mm512_storeu_pd(r.high + j, sum);
+    _mm512_storeu_pd(r.low + j, error);
+    const __mmask8 adds =
+        _mm512_cmp_pd_mask(_mm512_abs_pd(sum), _mm512_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ) &
+        _mm512_cmp_pd_mask(error, _mm512_setzero_pd(), _CMP_NEQ_UQ);
+    const __m512d y = _mm512_mask_add_pd(sum, adds, sum, error);
+    stream ? _mm512_stream_pd(out, y) : _mm512_storeu_pd(out, y);
+  }
+};
+
+// The entry points, one per target.
+template <bool Sum>
+TALLY_TARGET_AVX2 TALLY_FLATTEN inline void exact_rows_avx2(const row_tile<float, float>& t) {
+  exact_rows<exact_lanes8<Sum>>(t);
+}
+template <bool Sum>
+TALLY_TARGET_AVX512 TALLY_FLATTEN inline void exact_rows_avx512(const row_tile<float, float>& t) {
+  exact_rows<exact_lanes16<Sum>>(t);
+}
+template <bool Sum>
+TALLY_TARGET_AVX2 TALLY_FLATTEN inline void compensated_rows_avx2(const row_tile<double, double>& t) {
+  exact_rows<compensated_lanes4<Sum>>(t);
+}
+template <bool Sum>
+TALLY_TARGET_AVX512 TALLY_FLATTEN inline void compensated_rows_avx512(const row_tile<double, double>& t) {
+  exact_rows<compensated_lanes8<Sum>>(t);
 }
 
 TALLY_SIMD_WARNINGS_END
