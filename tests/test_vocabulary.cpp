@@ -329,6 +329,44 @@ TEST_CASE("include_initial on the SIMD engine's cumsum and cumprod: the identity
   check_arithmetic<tally::half, tally::half>(24, scan_op::sum, false);
 }
 
+/// cumsum / cumprod<float, double> of a rows x cols matrix along axis 0 (neighbouring lines,
+/// the vector rows where the CPU has them), both directions, 1 and 2 threads, the output
+/// placed `offset` elements into its buffer: the sequential fold in double, bitwise.
+void check_widening_rows(bool product, std::size_t rows, std::size_t cols, std::size_t offset) {
+  rng_t rng(40 + rows);
+  std::vector<float> x(rows * cols);
+  for (float& v : x)
+    v = static_cast<float>(product ? 0.9 + 0.2 * tally_test::unit(rng) : (tally_test::unit(rng) - 0.5) * 1e3);
+  std::vector<double> want(x.size()), buffer(x.size() + offset);
+  double* const y = buffer.data() + offset;
+  for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing}) {
+    const bool reverse = direction == tally::axis_direction::decreasing;
+    for (std::size_t j = 0; j < cols; ++j)
+      for (std::size_t k = 0; k < rows; ++k) {
+        const std::size_t i = reverse ? rows - 1 - k : k, at = i * cols + j, before = reverse ? at + cols : at - cols;
+        const double v = x[at];
+        want[at] = k == 0 ? v : product ? want[before] * v : want[before] + v;
+      }
+    for (const unsigned threads : {1u, 2u}) {
+      CAPTURE(product, rows, cols, offset, reverse, threads);
+      scan_options o{direction};
+      o.threads = threads;
+      const tensor_view<const float> in(x.data(), {rows, cols});
+      const tensor_view<double> out(y, {rows, cols});
+      product ? tally::cumprod<float, double>(in, out, 0, o) : tally::cumsum<float, double>(in, out, 0, o);
+      CHECK(std::memcmp(y, want.data(), want.size() * sizeof(double)) == 0);
+    }
+  }
+}
+
+TEST_CASE("cumsum and cumprod<float, double> across neighbouring lines: the fold in double, bitwise") {
+  for (const bool product : {false, true}) {
+    for (std::size_t cols : {1, 3, 8, 15, 16, 17, 33, 100}) check_widening_rows(product, 61, cols, 0);
+    check_widening_rows(product, 9, 4096 + 21, 0);  // wider than one tile of running values
+    check_widening_rows(product, 2049, 1025, 1);    // 16 MiB of output, streamed, one element past a line
+  }
+}
+
 TEST_CASE("nancumsum and nancumprod: NaN counts as +0 and 1, with any output type") {
   check_arithmetic<float, float>(30, scan_op::sum, true);
   check_arithmetic<double, double>(31, scan_op::product, true);

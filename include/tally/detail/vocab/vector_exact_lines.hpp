@@ -13,7 +13,9 @@
 // Across a tile of neighbouring lines (AVX-512 and AVX2 forms): one line per lane, each
 // lane the scalar loop's fold (same bits): float32 with a double running value per line,
 // float64 with a compensated pair per line (ops/exact_sum.hpp's operations, lane by lane;
-// products take the FMA's exact error, as std::fma).
+// products take the FMA's exact error, as std::fma). cumsum / cumprod<float, double>
+// (ops/arithmetic.hpp's widening sums) keep the same double running values as exact
+// float32 rows and write them unrounded: the same row loop, another lane step.
 #pragma once
 
 #include <algorithm>
@@ -22,6 +24,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "../ops/arithmetic.hpp"
 #include "../ops/exact_sum.hpp"
 #include "prefetch.hpp"
 #include "vector_lines.hpp"
@@ -202,12 +205,13 @@ TALLY_TARGET_AVX2 double exact_line_avx2(const float* in, float* out, std::size_
 }
 
 /// The running values of a tile's float32 lines, in double: start() takes a line's first
-/// element, combine() each later one; both return the output.
-template <bool Sum>
+/// element, combine() each later one; both return the output, the running value rounded
+/// once (Out float, the exact mode) or as it is (Out double, cumsum<float, double>).
+template <bool Sum, class Out>
 struct double_running {
   alignas(64) double value[exact_tile_capacity];
-  float start(std::size_t j, float x) { return static_cast<float>(value[j] = x); }
-  float combine(std::size_t j, float x) { return static_cast<float>(value[j] = double_lanes<Sum>::apply(value[j], x)); }
+  Out start(std::size_t j, float x) { return static_cast<Out>(value[j] = x); }
+  Out combine(std::size_t j, float x) { return static_cast<Out>(value[j] = double_lanes<Sum>::apply(value[j], x)); }
 };
 
 /// The compensated pairs of a tile's float64 lines (at most exact_tile_capacity / 2).
@@ -235,11 +239,10 @@ struct compensated_running {
 /// lane). Written once without a target attribute, like logsumexp_rows, and instantiated
 /// in the flattened, target-attributed entry points below.
 template <class Lanes>
-inline void exact_rows(const row_tile<typename Lanes::element, typename Lanes::element>& t) {
-  using E = typename Lanes::element;
+inline void exact_rows(const row_tile<typename Lanes::in_type, typename Lanes::out_type>& t) {
   typename Lanes::running_values running;
-  const E* in = t.in;
-  E* out = t.out;
+  const typename Lanes::in_type* in = t.in;
+  typename Lanes::out_type* out = t.out;
   for (std::size_t j = 0; j < t.count; ++j) out[j] = running.start(j, in[j]);
   for (std::size_t k = 1; k < t.rows; ++k) {
     in += t.in_row;
@@ -257,8 +260,9 @@ inline void exact_rows(const row_tile<typename Lanes::element, typename Lanes::e
 /// Eight float32 lines a step (AVX2): widened, combined into their doubles, rounded once.
 template <bool Sum>
 struct exact_lanes8 {
-  using element = float;
-  using running_values = double_running<Sum>;
+  using in_type = float;
+  using out_type = float;
+  using running_values = double_running<Sum, float>;
   static constexpr std::size_t width = 8, align = 32;
   TALLY_TARGET_AVX2 static void step(running_values& r, std::size_t j, const float* in, float* out, bool stream) {
     using lanes = double_lanes<Sum>;
@@ -276,8 +280,9 @@ struct exact_lanes8 {
 /// Sixteen float32 lines a step (AVX-512, two vectors of 8 doubles).
 template <bool Sum>
 struct exact_lanes16 {
-  using element = float;
-  using running_values = double_running<Sum>;
+  using in_type = float;
+  using out_type = float;
+  using running_values = double_running<Sum, float>;
   static constexpr std::size_t width = 16, align = 64;
   TALLY_TARGET_AVX512 static void step(running_values& r, std::size_t j, const float* in, float* out, bool stream) {
     using lanes = double_lanes<Sum>;
@@ -297,7 +302,8 @@ struct exact_lanes16 {
 /// round_compensated (high + low where high is finite and low is not zero).
 template <bool Sum>
 struct compensated_lanes4 {
-  using element = double;
+  using in_type = double;
+  using out_type = double;
   using running_values = compensated_running<Sum>;
   static constexpr std::size_t width = 4, align = 32;
   TALLY_TARGET_AVX2 static void step(running_values& r, std::size_t j, const double* in, double* out, bool stream) {
@@ -325,7 +331,8 @@ struct compensated_lanes4 {
 /// compensated_lanes4 with 8 lanes (AVX-512).
 template <bool Sum>
 struct compensated_lanes8 {
-  using element = double;
+  using in_type = double;
+  using out_type = double;
   using running_values = compensated_running<Sum>;
   static constexpr std::size_t width = 8, align = 64;
   TALLY_TARGET_AVX512 static void step(running_values& r, std::size_t j, const double* in, double* out, bool stream) {
@@ -349,7 +356,66 @@ struct compensated_lanes8 {
   }
 };
 
+/// cumsum / cumprod<float, double> (NumPy's dtype=float64): the running values of
+/// exact_lanes8 written as they are, eight lines (two vectors of doubles) a step (AVX2).
+template <bool Sum>
+struct widening_lanes8 {
+  using in_type = float;
+  using out_type = double;
+  using running_values = double_running<Sum, double>;
+  static constexpr std::size_t width = 8, align = 32;
+  TALLY_TARGET_AVX2 static void step(running_values& r, std::size_t j, const float* in, double* out, bool stream) {
+    using lanes = double_lanes<Sum>;
+    __m256d low, high;
+    widen8(_mm256_loadu_ps(in), low, high);
+    low = lanes::apply(_mm256_loadu_pd(r.value + j), low);
+    high = lanes::apply(_mm256_loadu_pd(r.value + j + 4), high);
+    _mm256_storeu_pd(r.value + j, low);
+    _mm256_storeu_pd(r.value + j + 4, high);
+    if (stream) {
+      _mm256_stream_pd(out, low);
+      _mm256_stream_pd(out + 4, high);
+    } else {
+      _mm256_storeu_pd(out, low);
+      _mm256_storeu_pd(out + 4, high);
+    }
+  }
+};
+
+/// widening_lanes8 with sixteen lines a step (AVX-512).
+template <bool Sum>
+struct widening_lanes16 {
+  using in_type = float;
+  using out_type = double;
+  using running_values = double_running<Sum, double>;
+  static constexpr std::size_t width = 16, align = 64;
+  TALLY_TARGET_AVX512 static void step(running_values& r, std::size_t j, const float* in, double* out, bool stream) {
+    using lanes = double_lanes<Sum>;
+    __m512d low, high;
+    widen16(_mm512_loadu_ps(in), low, high);
+    low = lanes::apply(_mm512_loadu_pd(r.value + j), low);
+    high = lanes::apply(_mm512_loadu_pd(r.value + j + 8), high);
+    _mm512_storeu_pd(r.value + j, low);
+    _mm512_storeu_pd(r.value + j + 8, high);
+    if (stream) {
+      _mm512_stream_pd(out, low);
+      _mm512_stream_pd(out + 8, high);
+    } else {
+      _mm512_storeu_pd(out, low);
+      _mm512_storeu_pd(out + 8, high);
+    }
+  }
+};
+
 // The entry points, one per target.
+template <bool Sum>
+TALLY_TARGET_AVX2 TALLY_FLATTEN inline void widening_rows_avx2(const row_tile<float, double>& t) {
+  exact_rows<widening_lanes8<Sum>>(t);
+}
+template <bool Sum>
+TALLY_TARGET_AVX512 TALLY_FLATTEN inline void widening_rows_avx512(const row_tile<float, double>& t) {
+  exact_rows<widening_lanes16<Sum>>(t);
+}
 template <bool Sum>
 TALLY_TARGET_AVX2 TALLY_FLATTEN inline void exact_rows_avx2(const row_tile<float, float>& t) {
   exact_rows<exact_lanes8<Sum>>(t);
@@ -400,6 +466,23 @@ struct vector_rows<exact_op<Base, float>> {
       exact_rows_avx512<std::is_same_v<Base, sum_op>>(t);
     else
       exact_rows_avx2<std::is_same_v<Base, sum_op>>(t);
+    return true;
+  }
+};
+
+/// cumsum / cumprod<float, double> across neighbouring lines, without reset flags: each
+/// lane the scalar loop's fold, (double) x added into (or multiplied with) its line's
+/// double, the same bits.
+template <class Base>
+struct vector_rows<arithmetic_op<Base, float, double, false>> {
+  static constexpr bool exists = true;
+  static constexpr std::size_t max_lines = exact_tile_capacity;
+  static bool scan(const row_tile<float, double>& t) noexcept {
+    if (active_target() == simd_variant::scalar || t.resets || t.index || t.count > max_lines) return false;
+    if (active_target() == simd_variant::avx512)
+      widening_rows_avx512<std::is_same_v<Base, sum_op>>(t);
+    else
+      widening_rows_avx2<std::is_same_v<Base, sum_op>>(t);
     return true;
   }
 };
