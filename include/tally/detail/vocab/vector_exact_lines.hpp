@@ -15,7 +15,7 @@
 // float64 with a compensated pair per line (ops/exact_sum.hpp's operations, lane by lane;
 // products take the FMA's exact error, as std::fma). cumsum / cumprod<float, double>
 // (ops/arithmetic.hpp's widening sums) keep the same double running values as exact
-// float32 rows and write them unrounded: the same row loop, another lane step.
+// float32 rows and write them unrounded: the same row loop and lane steps.
 #pragma once
 
 #include <algorithm>
@@ -257,14 +257,16 @@ inline void exact_rows(const row_tile<typename Lanes::in_type, typename Lanes::o
   }
 }
 
-/// Eight float32 lines a step (AVX2): widened, combined into their doubles, rounded once.
-template <bool Sum>
+/// Eight float32 lines a step (AVX2): widened, combined into their doubles, written
+/// rounded once (Out float, the exact mode) or as they are (Out double, cumsum / cumprod
+/// <float, double>, NumPy's dtype=float64).
+template <bool Sum, class Out>
 struct exact_lanes8 {
   using in_type = float;
-  using out_type = float;
-  using running_values = double_running<Sum, float>;
+  using out_type = Out;
+  using running_values = double_running<Sum, Out>;
   static constexpr std::size_t width = 8, align = 32;
-  TALLY_TARGET_AVX2 static void step(running_values& r, std::size_t j, const float* in, float* out, bool stream) {
+  TALLY_TARGET_AVX2 static void step(running_values& r, std::size_t j, const float* in, Out* out, bool stream) {
     using lanes = double_lanes<Sum>;
     __m256d low, high;
     widen8(_mm256_loadu_ps(in), low, high);
@@ -272,19 +274,27 @@ struct exact_lanes8 {
     high = lanes::apply(_mm256_loadu_pd(r.value + j + 4), high);
     _mm256_storeu_pd(r.value + j, low);
     _mm256_storeu_pd(r.value + j + 4, high);
-    const __m256 y = narrow8(low, high);
-    stream ? _mm256_stream_ps(out, y) : _mm256_storeu_ps(out, y);
+    if constexpr (std::is_same_v<Out, float>) {
+      const __m256 y = narrow8(low, high);
+      stream ? _mm256_stream_ps(out, y) : _mm256_storeu_ps(out, y);
+    } else if (stream) {
+      _mm256_stream_pd(out, low);
+      _mm256_stream_pd(out + 4, high);
+    } else {
+      _mm256_storeu_pd(out, low);
+      _mm256_storeu_pd(out + 4, high);
+    }
   }
 };
 
-/// Sixteen float32 lines a step (AVX-512, two vectors of 8 doubles).
-template <bool Sum>
+/// exact_lanes8 with sixteen lines a step (AVX-512, two vectors of 8 doubles).
+template <bool Sum, class Out>
 struct exact_lanes16 {
   using in_type = float;
-  using out_type = float;
-  using running_values = double_running<Sum, float>;
+  using out_type = Out;
+  using running_values = double_running<Sum, Out>;
   static constexpr std::size_t width = 16, align = 64;
-  TALLY_TARGET_AVX512 static void step(running_values& r, std::size_t j, const float* in, float* out, bool stream) {
+  TALLY_TARGET_AVX512 static void step(running_values& r, std::size_t j, const float* in, Out* out, bool stream) {
     using lanes = double_lanes<Sum>;
     __m512d low, high;
     widen16(_mm512_loadu_ps(in), low, high);
@@ -292,8 +302,16 @@ struct exact_lanes16 {
     high = lanes::apply(_mm512_loadu_pd(r.value + j + 8), high);
     _mm512_storeu_pd(r.value + j, low);
     _mm512_storeu_pd(r.value + j + 8, high);
-    const __m512 y = narrow16(low, high);
-    stream ? _mm512_stream_ps(out, y) : _mm512_storeu_ps(out, y);
+    if constexpr (std::is_same_v<Out, float>) {
+      const __m512 y = narrow16(low, high);
+      stream ? _mm512_stream_ps(out, y) : _mm512_storeu_ps(out, y);
+    } else if (stream) {
+      _mm512_stream_pd(out, low);
+      _mm512_stream_pd(out + 8, high);
+    } else {
+      _mm512_storeu_pd(out, low);
+      _mm512_storeu_pd(out + 8, high);
+    }
   }
 };
 
@@ -356,73 +374,22 @@ struct compensated_lanes8 {
   }
 };
 
-/// cumsum / cumprod<float, double> (NumPy's dtype=float64): the running values of
-/// exact_lanes8 written as they are, eight lines (two vectors of doubles) a step (AVX2).
-template <bool Sum>
-struct widening_lanes8 {
-  using in_type = float;
-  using out_type = double;
-  using running_values = double_running<Sum, double>;
-  static constexpr std::size_t width = 8, align = 32;
-  TALLY_TARGET_AVX2 static void step(running_values& r, std::size_t j, const float* in, double* out, bool stream) {
-    using lanes = double_lanes<Sum>;
-    __m256d low, high;
-    widen8(_mm256_loadu_ps(in), low, high);
-    low = lanes::apply(_mm256_loadu_pd(r.value + j), low);
-    high = lanes::apply(_mm256_loadu_pd(r.value + j + 4), high);
-    _mm256_storeu_pd(r.value + j, low);
-    _mm256_storeu_pd(r.value + j + 4, high);
-    if (stream) {
-      _mm256_stream_pd(out, low);
-      _mm256_stream_pd(out + 4, high);
-    } else {
-      _mm256_storeu_pd(out, low);
-      _mm256_storeu_pd(out + 4, high);
-    }
-  }
-};
-
-/// widening_lanes8 with sixteen lines a step (AVX-512).
-template <bool Sum>
-struct widening_lanes16 {
-  using in_type = float;
-  using out_type = double;
-  using running_values = double_running<Sum, double>;
-  static constexpr std::size_t width = 16, align = 64;
-  TALLY_TARGET_AVX512 static void step(running_values& r, std::size_t j, const float* in, double* out, bool stream) {
-    using lanes = double_lanes<Sum>;
-    __m512d low, high;
-    widen16(_mm512_loadu_ps(in), low, high);
-    low = lanes::apply(_mm512_loadu_pd(r.value + j), low);
-    high = lanes::apply(_mm512_loadu_pd(r.value + j + 8), high);
-    _mm512_storeu_pd(r.value + j, low);
-    _mm512_storeu_pd(r.value + j + 8, high);
-    if (stream) {
-      _mm512_stream_pd(out, low);
-      _mm512_stream_pd(out + 8, high);
-    } else {
-      _mm512_storeu_pd(out, low);
-      _mm512_storeu_pd(out + 8, high);
-    }
-  }
-};
-
 // The entry points, one per target.
 template <bool Sum>
 TALLY_TARGET_AVX2 TALLY_FLATTEN inline void widening_rows_avx2(const row_tile<float, double>& t) {
-  exact_rows<widening_lanes8<Sum>>(t);
+  exact_rows<exact_lanes8<Sum, double>>(t);
 }
 template <bool Sum>
 TALLY_TARGET_AVX512 TALLY_FLATTEN inline void widening_rows_avx512(const row_tile<float, double>& t) {
-  exact_rows<widening_lanes16<Sum>>(t);
+  exact_rows<exact_lanes16<Sum, double>>(t);
 }
 template <bool Sum>
 TALLY_TARGET_AVX2 TALLY_FLATTEN inline void exact_rows_avx2(const row_tile<float, float>& t) {
-  exact_rows<exact_lanes8<Sum>>(t);
+  exact_rows<exact_lanes8<Sum, float>>(t);
 }
 template <bool Sum>
 TALLY_TARGET_AVX512 TALLY_FLATTEN inline void exact_rows_avx512(const row_tile<float, float>& t) {
-  exact_rows<exact_lanes16<Sum>>(t);
+  exact_rows<exact_lanes16<Sum, float>>(t);
 }
 template <bool Sum>
 TALLY_TARGET_AVX2 TALLY_FLATTEN inline void compensated_rows_avx2(const row_tile<double, double>& t) {
