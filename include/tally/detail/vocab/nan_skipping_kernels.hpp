@@ -135,10 +135,7 @@ struct vector_rows<arithmetic_op<Base, T, T, true>> {
       if (t.resets || t.index || t.count > max_lines) return false;
 #if TALLY_X86_SIMD
       if constexpr (!std::is_same_v<T, half>)  // float and double: one pass, no staging
-        if (arithmetic_rows_apply<T, row_rule::skip_nan>(t)) {
-          arithmetic_rows_avx2<Base, row_rule::skip_nan>(t);
-          return true;
-        }
+        if (scan_arithmetic_rows<Base, row_rule::skip_nan>(t)) return true;
 #endif
       constexpr std::size_t capacity = nan_free_piece_bytes / sizeof(T);
       alignas(64) T staged[capacity];

@@ -26,7 +26,7 @@
 
 #include "../ops/arithmetic.hpp"
 #include "../ops/exact_sum.hpp"
-#include "prefetch.hpp"
+#include "lane_rows.hpp"
 #include "vector_lines.hpp"
 
 TALLY_BEGIN_NAMESPACE
@@ -208,10 +208,10 @@ TALLY_TARGET_AVX2 double exact_line_avx2(const float* in, float* out, std::size_
 /// element, combine() each later one; both return the output, the running value rounded
 /// once (Out float, the exact mode) or as it is (Out double, cumsum<float, double>).
 template <bool Sum, class Out>
-struct double_running {
-  alignas(64) double value[exact_tile_capacity];
+struct double_running : lane_values<double, exact_tile_capacity> {
+  using lane_values::lane_values;
   Out start(std::size_t j, float x) { return static_cast<Out>(value[j] = x); }
-  Out combine(std::size_t j, float x) { return static_cast<Out>(value[j] = double_lanes<Sum>::apply(value[j], x)); }
+  Out combine(std::size_t j, float x, const std::uint8_t*) { return static_cast<Out>(value[j] = double_lanes<Sum>::apply(value[j], x)); }
 };
 
 /// The compensated pairs of a tile's float64 lines (at most exact_tile_capacity / 2).
@@ -219,43 +219,26 @@ template <bool Sum>
 struct compensated_running {
   static constexpr std::size_t capacity = exact_tile_capacity / 2;
   using op = exact_op<std::conditional_t<Sum, sum_op, product_op>, double>;
-  alignas(64) double high[capacity], low[capacity];
+  lane_values<double, capacity> high_values, low_values;
+  double* const high = high_values.value;
+  double* const low = low_values.value;
+  explicit compensated_running(std::size_t head) noexcept : high_values(head), low_values(head) {}
+  struct lanes_type {
+    double* high;
+    double* low;
+  };
+  lanes_type lanes() const noexcept { return {high, low}; }
   double start(std::size_t j, double x) {
     low[j] = -0.0;
     return high[j] = x;
   }
-  double combine(std::size_t j, double x) {
+  double combine(std::size_t j, double x, const std::uint8_t*) {
     const compensated s = op().combine({high[j], low[j]}, x, 0);
     high[j] = s.high;
     low[j] = s.low;
     return op().value(s);
   }
 };
-
-/// A tile of neighbouring lines (row_tile), row by row, one line per lane: the first row
-/// starts the running values; in each later row the elements before the output's
-/// `Lanes::align`-byte boundary (when streaming) and after the last whole step go one at
-/// a time, the others `Lanes::width` a step (Lanes::step, the same operations lane by
-/// lane). Written once without a target attribute, like logsumexp_rows, and instantiated
-/// in the flattened, target-attributed entry points below.
-template <class Lanes>
-inline void exact_rows(const row_tile<typename Lanes::in_type, typename Lanes::out_type>& t) {
-  typename Lanes::running_values running;
-  const typename Lanes::in_type* in = t.in;
-  typename Lanes::out_type* out = t.out;
-  for (std::size_t j = 0; j < t.count; ++j) out[j] = running.start(j, in[j]);
-  for (std::size_t k = 1; k < t.rows; ++k) {
-    in += t.in_row;
-    out += t.out_row;
-    prefetch_run(in, t.in_row, t.count);
-    std::size_t j = 0;
-    if (t.stream)
-      for (const std::size_t head = (std::min)(t.count, elements_to_boundary<Lanes::align>(out)); j < head; ++j)
-        out[j] = running.combine(j, in[j]);
-    for (; j + Lanes::width <= t.count; j += Lanes::width) Lanes::step(running, j, in + j, out + j, t.stream);
-    for (; j < t.count; ++j) out[j] = running.combine(j, in[j]);
-  }
-}
 
 /// Eight float32 lines a step (AVX2): widened, combined into their doubles, written
 /// rounded once (Out float, the exact mode) or as they are (Out double, cumsum / cumprod
@@ -266,7 +249,8 @@ struct exact_lanes8 {
   using out_type = Out;
   using running_values = double_running<Sum, Out>;
   static constexpr std::size_t width = 8, align = 32;
-  TALLY_TARGET_AVX2 static void step(running_values& r, std::size_t j, const float* in, Out* out, bool stream) {
+  TALLY_TARGET_AVX2 static void step(typename running_values::lanes_type r, std::size_t j, const float* in, Out* out,
+                                     const std::uint8_t*, bool stream) {
     using lanes = double_lanes<Sum>;
     __m256d low, high;
     widen8(_mm256_loadu_ps(in), low, high);
@@ -294,7 +278,8 @@ struct exact_lanes16 {
   using out_type = Out;
   using running_values = double_running<Sum, Out>;
   static constexpr std::size_t width = 16, align = 64;
-  TALLY_TARGET_AVX512 static void step(running_values& r, std::size_t j, const float* in, Out* out, bool stream) {
+  TALLY_TARGET_AVX512 static void step(typename running_values::lanes_type r, std::size_t j, const float* in, Out* out,
+                                     const std::uint8_t*, bool stream) {
     using lanes = double_lanes<Sum>;
     __m512d low, high;
     widen16(_mm512_loadu_ps(in), low, high);
@@ -324,7 +309,8 @@ struct compensated_lanes4 {
   using out_type = double;
   using running_values = compensated_running<Sum>;
   static constexpr std::size_t width = 4, align = 32;
-  TALLY_TARGET_AVX2 static void step(running_values& r, std::size_t j, const double* in, double* out, bool stream) {
+  TALLY_TARGET_AVX2 static void step(typename running_values::lanes_type r, std::size_t j, const double* in, double* out,
+                                     const std::uint8_t*, bool stream) {
     const __m256d x = _mm256_loadu_pd(in), h = _mm256_loadu_pd(r.high + j), l = _mm256_loadu_pd(r.low + j);
     __m256d sum, error;
     if constexpr (Sum) {
@@ -353,7 +339,8 @@ struct compensated_lanes8 {
   using out_type = double;
   using running_values = compensated_running<Sum>;
   static constexpr std::size_t width = 8, align = 64;
-  TALLY_TARGET_AVX512 static void step(running_values& r, std::size_t j, const double* in, double* out, bool stream) {
+  TALLY_TARGET_AVX512 static void step(typename running_values::lanes_type r, std::size_t j, const double* in, double* out,
+                                     const std::uint8_t*, bool stream) {
     const __m512d x = _mm512_loadu_pd(in), h = _mm512_loadu_pd(r.high + j), l = _mm512_loadu_pd(r.low + j);
     __m512d sum, error;
     if constexpr (Sum) {
@@ -375,31 +362,6 @@ struct compensated_lanes8 {
 };
 
 // The entry points, one per target.
-template <bool Sum>
-TALLY_TARGET_AVX2 TALLY_FLATTEN inline void widening_rows_avx2(const row_tile<float, double>& t) {
-  exact_rows<exact_lanes8<Sum, double>>(t);
-}
-template <bool Sum>
-TALLY_TARGET_AVX512 TALLY_FLATTEN inline void widening_rows_avx512(const row_tile<float, double>& t) {
-  exact_rows<exact_lanes16<Sum, double>>(t);
-}
-template <bool Sum>
-TALLY_TARGET_AVX2 TALLY_FLATTEN inline void exact_rows_avx2(const row_tile<float, float>& t) {
-  exact_rows<exact_lanes8<Sum, float>>(t);
-}
-template <bool Sum>
-TALLY_TARGET_AVX512 TALLY_FLATTEN inline void exact_rows_avx512(const row_tile<float, float>& t) {
-  exact_rows<exact_lanes16<Sum, float>>(t);
-}
-template <bool Sum>
-TALLY_TARGET_AVX2 TALLY_FLATTEN inline void compensated_rows_avx2(const row_tile<double, double>& t) {
-  exact_rows<compensated_lanes4<Sum>>(t);
-}
-template <bool Sum>
-TALLY_TARGET_AVX512 TALLY_FLATTEN inline void compensated_rows_avx512(const row_tile<double, double>& t) {
-  exact_rows<compensated_lanes8<Sum>>(t);
-}
-
 TALLY_SIMD_WARNINGS_END
 
 template <class Base>
@@ -428,12 +390,9 @@ struct vector_rows<exact_op<Base, float>> {
   static constexpr bool exists = true;
   static constexpr std::size_t max_lines = exact_tile_capacity;
   static bool scan(const row_tile<float, float>& t) noexcept {
-    if (active_target() == simd_variant::scalar || t.resets || t.index || t.count > max_lines) return false;
-    if (active_target() == simd_variant::avx512)
-      exact_rows_avx512<std::is_same_v<Base, sum_op>>(t);
-    else
-      exact_rows_avx2<std::is_same_v<Base, sum_op>>(t);
-    return true;
+    constexpr bool sum = std::is_same_v<Base, sum_op>;
+    return !t.resets && !t.index && t.count <= max_lines &&
+           scan_lane_rows<exact_lanes8<sum, float>, exact_lanes16<sum, float>>(t);
   }
 };
 
@@ -445,12 +404,9 @@ struct vector_rows<arithmetic_op<Base, float, double, false>> {
   static constexpr bool exists = true;
   static constexpr std::size_t max_lines = exact_tile_capacity;
   static bool scan(const row_tile<float, double>& t) noexcept {
-    if (active_target() == simd_variant::scalar || t.resets || t.index || t.count > max_lines) return false;
-    if (active_target() == simd_variant::avx512)
-      widening_rows_avx512<std::is_same_v<Base, sum_op>>(t);
-    else
-      widening_rows_avx2<std::is_same_v<Base, sum_op>>(t);
-    return true;
+    constexpr bool sum = std::is_same_v<Base, sum_op>;
+    return !t.resets && !t.index && t.count <= max_lines &&
+           scan_lane_rows<exact_lanes8<sum, double>, exact_lanes16<sum, double>>(t);
   }
 };
 
@@ -459,12 +415,9 @@ struct vector_rows<exact_op<Base, double>> {
   static constexpr bool exists = true;
   static constexpr std::size_t max_lines = exact_tile_capacity / 2;
   static bool scan(const row_tile<double, double>& t) noexcept {
-    if (active_target() == simd_variant::scalar || t.resets || t.index || t.count > max_lines) return false;
-    if (active_target() == simd_variant::avx512)
-      compensated_rows_avx512<std::is_same_v<Base, sum_op>>(t);
-    else
-      compensated_rows_avx2<std::is_same_v<Base, sum_op>>(t);
-    return true;
+    constexpr bool sum = std::is_same_v<Base, sum_op>;
+    return !t.resets && !t.index && t.count <= max_lines &&
+           scan_lane_rows<compensated_lanes4<sum>, compensated_lanes8<sum>>(t);
   }
 };
 #endif

@@ -1,15 +1,17 @@
 // cummax / cummin of float32 values (with or without indices) across a tile of neighbouring lines,
-// row by row, in AVX2 registers (also used under AVX-512): each lane is one line, and a
-// row is one keep_extremum per eight lines (vector_lines.hpp: MAXPS / MINPS and a blend
-// that keeps a NaN), so the bits are the scalar combine's. Written with intrinsics rather
-// than left to the compiler, which vectorizes the engine's generic row loop at -O3 but
-// not at -O2.
+// row by row: each lane is one line, and a row is one keep_extremum per eight lines
+// (vector_lines.hpp: MAXPS / MINPS and a blend that keeps a NaN), or its AVX-512 form per
+// sixteen, so the bits are the scalar combine's. Values only run on lane_rows.hpp's loop
+// with AVX-512 or AVX2 lanes; with indices, an AVX2 loop of its own (also under
+// AVX-512). Written with intrinsics rather than left to the compiler, which vectorizes the
+// engine's generic row loop at -O3 but not at -O2.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
+#include "lane_rows.hpp"
 #include "prefetch.hpp"
 #include "vector_lines.hpp"
 
@@ -23,38 +25,48 @@ TALLY_SIMD_WARNINGS_BEGIN
 /// The most lines a tile holds here: 16 KiB of running values, in L1.
 inline constexpr std::size_t extremum_tile_capacity = 4096;
 
-/// `stream`: the output rows go out with non-temporal stores from their first 32-byte
-/// boundary on (the elements before it, and a partial vector at the end, are stored
-/// plainly), so a large output is not read from memory before it is written.
+/// A tile's running values (float), combined as the scalar loop does.
 template <bool Max>
-TALLY_TARGET_AVX2 void extremum_rows_avx2(const float* in, float* out, std::size_t count, std::size_t n,
-                                          std::ptrdiff_t in_row, std::ptrdiff_t out_row, bool stream) {
-  const extremum_op<float, Max, false> op;
-  alignas(32) float running[extremum_tile_capacity];
-  for (std::size_t j = 0; j < count; ++j) out[j] = running[j] = in[j];  // a line starts from its first element
-  for (std::size_t k = 1; k < n; ++k) {
-    in += in_row;
-    out += out_row;
-    prefetch_run(in, in_row, count);
-    std::size_t j = 0;
-    if (stream) {
-      const std::size_t head = elements_to_32_bytes(out, count);
-      for (; j < head; ++j) out[j] = running[j] = op.combine(running[j], in[j], 0);
-      for (; j + 8 <= count; j += 8) {
-        const __m256 r = keep_extremum<Max>(_mm256_loadu_ps(running + j), _mm256_loadu_ps(in + j));
-        _mm256_storeu_ps(running + j, r);
-        _mm256_stream_ps(out + j, r);
-      }
-    } else {
-      for (; j + 8 <= count; j += 8) {
-        const __m256 r = keep_extremum<Max>(_mm256_load_ps(running + j), _mm256_loadu_ps(in + j));
-        _mm256_store_ps(running + j, r);
-        _mm256_storeu_ps(out + j, r);
-      }
-    }
-    for (; j < count; ++j) out[j] = running[j] = op.combine(running[j], in[j], 0);
+struct extremum_running : lane_values<float, extremum_tile_capacity> {
+  using lane_values::lane_values;
+  float start(std::size_t j, float x) { return value[j] = x; }
+  float combine(std::size_t j, float x, const std::uint8_t*) {
+    return value[j] = extremum_op<float, Max, false>().combine(value[j], x, 0);
   }
-}
+};
+
+/// Eight lines a step (AVX2): keep_extremum (vector_lines.hpp).
+template <bool Max>
+struct extremum_lanes8 {
+  using in_type = float;
+  using out_type = float;
+  using running_values = extremum_running<Max>;
+  static constexpr std::size_t width = 8, align = 32;
+  TALLY_TARGET_AVX2 static void step(typename running_values::lanes_type r, std::size_t j, const float* in, float* out,
+                                     const std::uint8_t*, bool stream) {
+    const __m256 y = keep_extremum<Max>(_mm256_loadu_ps(r.value + j), _mm256_loadu_ps(in));
+    _mm256_storeu_ps(r.value + j, y);
+    stream ? _mm256_stream_ps(out, y) : _mm256_storeu_ps(out, y);
+  }
+};
+
+/// Sixteen lines a step (AVX-512): VMAXPS / VMINPS return their second operand for ties
+/// and NaN, as the AVX2 forms do; the lanes whose running value is NaN keep it.
+template <bool Max>
+struct extremum_lanes16 {
+  using in_type = float;
+  using out_type = float;
+  using running_values = extremum_running<Max>;
+  static constexpr std::size_t width = 16, align = 64;
+  TALLY_TARGET_AVX512 static void step(typename running_values::lanes_type r, std::size_t j, const float* in, float* out,
+                                       const std::uint8_t*, bool stream) {
+    const __m512 earlier = _mm512_loadu_ps(r.value + j), later = _mm512_loadu_ps(in);
+    const __m512 pick = Max ? _mm512_max_ps(earlier, later) : _mm512_min_ps(earlier, later);
+    const __m512 y = _mm512_mask_mov_ps(pick, _mm512_cmp_ps_mask(earlier, earlier, _CMP_UNORD_Q), earlier);
+    _mm512_storeu_ps(r.value + j, y);
+    stream ? _mm512_stream_ps(out, y) : _mm512_storeu_ps(out, y);
+  }
+};
 
 /// With indices: the lanes that take their element (the same choice as keep_extremum:
 /// the running value is not NaN, and the element is NaN or wins or ties) take the row's
@@ -125,11 +137,9 @@ template <bool Max>
 struct vector_rows<extremum_op<float, Max, false>> {
   static constexpr bool exists = true;
   static constexpr std::size_t max_lines = extremum_tile_capacity;
-  /// A tile of rows, when the CPU has AVX2.
+  /// A tile of rows, when the CPU has AVX2 (AVX-512 lanes when it has them).
   static bool scan(const row_tile<float, float>& t) noexcept {
-    if (active_target() == simd_variant::scalar || t.resets || t.index || t.count > max_lines) return false;
-    extremum_rows_avx2<Max>(t.in, t.out, t.count, t.rows, t.in_row, t.out_row, t.stream);
-    return true;
+    return !t.resets && !t.index && t.count <= max_lines && scan_lane_rows<extremum_lanes8<Max>, extremum_lanes16<Max>>(t);
   }
 };
 
