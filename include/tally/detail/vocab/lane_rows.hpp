@@ -59,7 +59,10 @@ struct lane_values {
 /// The first row starts the running values; in each later row the elements before the
 /// output's `Lanes::align`-byte boundary (when streaming, so that the non-temporal stores
 /// write whole vectors) and after the last whole step go one at a time, the others
-/// `Lanes::width` a step.
+/// `Lanes::width` a step. Each step prefetches its input `rows_ahead` rows on: the same
+/// prefetches issued all at once at a row's start (prefetch_run) stalled the loop behind
+/// them (exact float32 rows of a 4096 x 4096 matrix: 7.1 ms -> 5.9 ms; cummax 5.9 ->
+/// 5.2 ms; memcpy 4.6 ms).
 template <class Lanes>
 inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::out_type>& t) {
   // The tile's fields in locals: the steps' stores through intrinsics may alias anything,
@@ -81,14 +84,19 @@ inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::ou
   for (std::size_t k = 1; k < rows; ++k) {
     in += in_row;
     out += out_row;
-    prefetch_run(in, in_row, count);
+    // The input `rows_ahead` rows on: its ends here, the rest a line per step below.
+    prefetch_ahead(in, in_row);
+    prefetch_ahead(in + count - 1, in_row);
     if (flags) {
       flags += resets_row;
       prefetch_run(flags, resets_row, count);
     }
     std::size_t j = 0;
     for (const std::size_t first_step = head(out); j < first_step; ++j) out[j] = running.combine(j, in[j], flags);
-    for (; j + Lanes::width <= count; j += Lanes::width) Lanes::step(lanes, j, in + j, out + j, flags, stream);
+    for (; j + Lanes::width <= count; j += Lanes::width) {
+      prefetch_ahead(in + j, in_row);
+      Lanes::step(lanes, j, in + j, out + j, flags, stream);
+    }
     for (; j < count; ++j) out[j] = running.combine(j, in[j], flags);
   }
 }

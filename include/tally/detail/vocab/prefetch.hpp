@@ -1,4 +1,4 @@
-// Software prefetch of a row of neighbouring lines, a few rows ahead: the vocabulary
+// Software prefetch of the rows of neighbouring lines, a few rows ahead: the vocabulary
 // engine's tiles read rows far apart, and each row starts a stream that the hardware
 // prefetchers learn too late.
 #pragma once
@@ -12,13 +12,30 @@ TALLY_BEGIN_NAMESPACE
 namespace detail {
 namespace vocab {
 
-/// Prefetches the `count` elements at row + rows_ahead * stride (strides in elements). The
-/// address is computed as an integer: it may lie past the tensor, and a prefetch never faults.
+/// How many rows ahead the row loops prefetch (2, 4 and 8 measured alike across a 4096 x
+/// 4096 float matrix).
+inline constexpr std::ptrdiff_t rows_ahead = 4;
+
+/// The address of the element `rows_ahead` rows after p (stride in elements), computed as
+/// an integer: it may lie past the tensor, and a prefetch never faults.
+template <class E>
+std::uintptr_t rows_ahead_of(const E* p, std::ptrdiff_t stride) noexcept {
+  return reinterpret_cast<std::uintptr_t>(p) +
+         static_cast<std::uintptr_t>(rows_ahead * stride * static_cast<std::ptrdiff_t>(sizeof(E)));
+}
+
+/// Prefetches the element `rows_ahead` rows after p.
+template <class E>
+void prefetch_ahead(const E* p, std::ptrdiff_t stride) noexcept {
+  prefetch(reinterpret_cast<const void*>(rows_ahead_of(p, stride)));
+}
+
+/// Prefetches the `count` elements `rows_ahead` rows after `row`, all at once. (A loop
+/// that reads the row a vector at a time does better to call prefetch_ahead once per
+/// vector: see lane_rows.hpp.)
 template <class E>
 void prefetch_run(const E* row, std::ptrdiff_t stride, std::size_t count) noexcept {
-  constexpr std::ptrdiff_t rows_ahead = 4;
-  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(row) +
-                               static_cast<std::uintptr_t>(rows_ahead * stride * static_cast<std::ptrdiff_t>(sizeof(E)));
+  const std::uintptr_t first = rows_ahead_of(row, stride);
   const std::size_t bytes = count * sizeof(E);
   for (std::size_t b = 0; b < bytes; b += 64) prefetch(reinterpret_cast<const void*>(first + b));
   prefetch(reinterpret_cast<const void*>(first + bytes - 1));
