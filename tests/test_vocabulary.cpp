@@ -558,18 +558,23 @@ TEST_CASE("vector forms on a 16 MiB output (non-temporal stores) equal sequentia
 }
 
 /// The row forms (segmented cumsum / cumprod, nancumsum / nancumprod, cummax / cummin
-/// values) down the columns of a rows x cols matrix whose output starts `shift` elements
+/// values; integers: sums and cummax / cummin) down the columns of a rows x cols matrix whose output starts `shift` elements
 /// past a 64-byte boundary, both directions: each column the sequential fold, bitwise.
 /// Widths around every vector width (4, 8, 16 lanes) leave every partial step. (One
 /// column is a contiguous line: the line forms, which regroup sums.)
 template <class T>
 void check_row_forms(std::size_t rows, std::size_t cols, std::size_t shift, unsigned threads) {
+  const auto is_nan = [](T v) { return v != v; };
   rng_t rng(41 + cols);
   std::vector<T> x(rows * cols);
   std::vector<std::uint8_t> flags(x.size());
+  constexpr bool is_float = std::is_floating_point_v<T>;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    x[i] = tally_test::one_in(rng, 40) ? std::numeric_limits<T>::quiet_NaN()
-                                       : static_cast<T>(0.5 + tally_test::unit(rng));
+    if constexpr (is_float)
+      x[i] = tally_test::one_in(rng, 40) ? std::numeric_limits<T>::quiet_NaN()
+                                         : static_cast<T>(0.5 + tally_test::unit(rng));
+    else  // small values: many ties, and sums that cannot overflow
+      x[i] = static_cast<T>(static_cast<int>(pick(rng, 101)) - 50);
     flags[i] = tally_test::one_in(rng, 7) ? static_cast<std::uint8_t>(1 + pick(rng, 255)) : 0;
   }
   std::vector<T> buffer(x.size() + 64 / sizeof(T) + shift);
@@ -580,21 +585,22 @@ void check_row_forms(std::size_t rows, std::size_t cols, std::size_t shift, unsi
   enum form { segmented_sum, segmented_product, nan_sum, nan_product, max, min };
   for (const form f : {segmented_sum, segmented_product, nan_sum, nan_product, max, min})
     for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing}) {
+      if (!is_float && (f == segmented_product || f == nan_product)) continue;  // integer products overflow
       const bool down = direction == tally::axis_direction::decreasing;
       std::vector<T> want(x.size());
       for (std::size_t j = 0; j < cols; ++j) {
         T running{};
         for (std::size_t step = 0; step < rows; ++step) {
           const std::size_t at = (down ? rows - 1 - step : step) * cols + j;
-          const T v = x[at], clean = std::isnan(v) ? T(f == nan_sum ? 0 : 1) : v;
+          const T v = x[at], clean = is_nan(v) ? T(f == nan_sum ? 0 : 1) : v;
           const bool first = step == 0;
           switch (f) {
-            case segmented_sum: running = first || flags[at] ? v : running + v; break;
+            case segmented_sum: running = first || flags[at] ? v : static_cast<T>(running + v); break;
             case segmented_product: running = first || flags[at] ? v : running * v; break;
-            case nan_sum: running = first ? clean : running + clean; break;
+            case nan_sum: running = first ? clean : static_cast<T>(running + clean); break;
             case nan_product: running = first ? clean : running * clean; break;
-            case max: running = first || (!std::isnan(running) && (std::isnan(v) || v >= running)) ? v : running; break;
-            case min: running = first || (!std::isnan(running) && (std::isnan(v) || v <= running)) ? v : running; break;
+            case max: running = first || (!is_nan(running) && (is_nan(v) || v >= running)) ? v : running; break;
+            case min: running = first || (!is_nan(running) && (is_nan(v) || v <= running)) ? v : running; break;
           }
           want[at] = running;
         }
@@ -619,10 +625,16 @@ TEST_CASE("row forms (segmented, NaN-skipping, cummax / cummin) down the columns
     check_row_forms<float>(9, cols, cols % 3, 1);
     check_row_forms<double>(9, cols, cols % 3, 1);
   }
+  for (const std::size_t cols : {std::size_t{3}, std::size_t{9}, std::size_t{17}, std::size_t{33}}) {
+    check_row_forms<std::int32_t>(9, cols, cols % 3, 1);
+    check_row_forms<std::int64_t>(9, cols, cols % 3, 1);
+  }
   check_row_forms<float>(9, 4100, 1, 2);  // wider than one tile
   // Outputs of 16 MiB and more: the non-temporal stores from a vector boundary.
   check_row_forms<double>(520, 4100, 1, 1);
   check_row_forms<double>(520, 4100, 0, 2);
+  check_row_forms<std::int64_t>(520, 4100, 1, 1);
+  check_row_forms<std::int32_t>(1040, 4100, 1, 1);
 }
 
 TEST_CASE("cummax / cummin with indices along contiguous lines (the line form): the sequential fold's values and indices") {

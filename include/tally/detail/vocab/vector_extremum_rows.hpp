@@ -1,15 +1,15 @@
-// cummax / cummin of float32 values (with or without indices) across a tile of neighbouring lines,
-// row by row: each lane is one line, and a row is one keep_extremum per eight lines
-// (vector_lines.hpp: MAXPS / MINPS and a blend that keeps a NaN), or its AVX-512 form per
-// sixteen, so the bits are the scalar combine's. Values only run on lane_rows.hpp's loop
-// with AVX-512 or AVX2 lanes; with indices, an AVX2 loop of its own (also under
-// AVX-512). Written with intrinsics rather than left to the compiler, which vectorizes the
+// cummax / cummin across a tile of neighbouring lines, row by row: each lane is one line,
+// and a row is one vector maximum (minimum) per vector of lines, with a blend that keeps a
+// NaN for floats, so the bits are the scalar combine's. Values only (float, double, int32,
+// int64) run on lane_rows.hpp's loop with AVX-512 or AVX2 lanes; float values with
+// indices, an AVX2 loop of their own (also under AVX-512). Written with intrinsics rather than left to the compiler, which vectorizes the
 // engine's generic row loop at -O3 but not at -O2.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "lane_rows.hpp"
 #include "prefetch.hpp"
@@ -22,49 +22,95 @@ namespace vocab {
 
 TALLY_SIMD_WARNINGS_BEGIN
 
-/// The most lines a tile holds here: 16 KiB of running values, in L1.
+/// The most lines a tile holds here: 16 KiB of float running values (32 KiB of double or
+/// int64).
 inline constexpr std::size_t extremum_tile_capacity = 4096;
 
-/// A tile's running values (float), combined as the scalar loop does.
-template <bool Max>
-struct extremum_running : lane_values<float, extremum_tile_capacity> {
-  using lane_values::lane_values;
-  float start(std::size_t j, float x) { return value[j] = x; }
-  float combine(std::size_t j, float x, const std::uint8_t*) {
-    return value[j] = extremum_op<float, Max, false>().combine(value[j], x, 0);
-  }
+/// The element types whose values-only rows have vector lanes.
+template <class T>
+inline constexpr bool has_extremum_lanes = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                                           std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
+
+/// A tile's running values, combined as the scalar loop does.
+template <class T, bool Max>
+struct extremum_running : lane_values<T, extremum_tile_capacity> {
+  using lane_values<T, extremum_tile_capacity>::lane_values;
+  using lane_values<T, extremum_tile_capacity>::value;
+  T start(std::size_t j, T x) { return value[j] = x; }
+  T combine(std::size_t j, T x, const std::uint8_t*) { return value[j] = extremum_op<T, Max, false>().combine(value[j], x, 0); }
 };
 
-/// Eight lines a step (AVX2): keep_extremum (vector_lines.hpp).
-template <bool Max>
-struct extremum_lanes8 {
-  using in_type = float;
-  using out_type = float;
-  using running_values = extremum_running<Max>;
-  static constexpr std::size_t width = 8, align = 32;
-  TALLY_TARGET_AVX2 static void step(typename running_values::lanes_type r, std::size_t j, const float* in, float* out,
+/// 32 bytes of lines a step (AVX2). Floats: keep_extremum (vector_lines.hpp: MAXPS /
+/// MINPS return their second operand, the later element, for ties and NaN; a blend keeps
+/// a running NaN). Integers: ties are the same value, so the plain maximum or minimum
+/// (int64 by a comparison and a blend: AVX2 has no 64-bit maximum).
+template <class T, bool Max>
+struct extremum_lanes_avx2 {
+  using in_type = T;
+  using out_type = T;
+  using running_values = extremum_running<T, Max>;
+  static constexpr std::size_t width = 32 / sizeof(T), align = 32;
+  TALLY_TARGET_AVX2 static void step(typename running_values::lanes_type r, std::size_t j, const T* in, T* out,
                                      const std::uint8_t*, bool stream) {
-    const __m256 y = keep_extremum<Max>(_mm256_loadu_ps(r.value + j), _mm256_loadu_ps(in));
-    _mm256_storeu_ps(r.value + j, y);
-    stream ? _mm256_stream_ps(out, y) : _mm256_storeu_ps(out, y);
+    if constexpr (std::is_same_v<T, float>) {
+      const __m256 y = keep_extremum<Max>(_mm256_loadu_ps(r.value + j), _mm256_loadu_ps(in));
+      _mm256_storeu_ps(r.value + j, y);
+      stream ? _mm256_stream_ps(out, y) : _mm256_storeu_ps(out, y);
+    } else if constexpr (std::is_same_v<T, double>) {
+      const __m256d earlier = _mm256_loadu_pd(r.value + j), later = _mm256_loadu_pd(in);
+      const __m256d pick = Max ? _mm256_max_pd(earlier, later) : _mm256_min_pd(earlier, later);
+      const __m256d y = _mm256_blendv_pd(pick, earlier, _mm256_cmp_pd(earlier, earlier, _CMP_UNORD_Q));
+      _mm256_storeu_pd(r.value + j, y);
+      stream ? _mm256_stream_pd(out, y) : _mm256_storeu_pd(out, y);
+    } else {
+      const __m256i earlier = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.value + j));
+      const __m256i later = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
+      __m256i y;
+      if constexpr (sizeof(T) == 4)
+        y = Max ? _mm256_max_epi32(earlier, later) : _mm256_min_epi32(earlier, later);
+      else  // the earlier value stays where it is strictly better
+        y = _mm256_blendv_epi8(later, earlier,
+                               Max ? _mm256_cmpgt_epi64(earlier, later) : _mm256_cmpgt_epi64(later, earlier));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(r.value + j), y);
+      stream ? _mm256_stream_si256(reinterpret_cast<__m256i*>(out), y)
+             : _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), y);
+    }
   }
 };
 
-/// Sixteen lines a step (AVX-512): VMAXPS / VMINPS return their second operand for ties
-/// and NaN, as the AVX2 forms do; the lanes whose running value is NaN keep it.
-template <bool Max>
-struct extremum_lanes16 {
-  using in_type = float;
-  using out_type = float;
-  using running_values = extremum_running<Max>;
-  static constexpr std::size_t width = 16, align = 64;
-  TALLY_TARGET_AVX512 static void step(typename running_values::lanes_type r, std::size_t j, const float* in, float* out,
+/// 64 bytes of lines a step (AVX-512): VMAXPS / VMAXPD (and the minima) return their
+/// second operand for ties and NaN, as the AVX2 forms do; the lanes whose running value
+/// is NaN keep it (a mask).
+template <class T, bool Max>
+struct extremum_lanes_avx512 {
+  using in_type = T;
+  using out_type = T;
+  using running_values = extremum_running<T, Max>;
+  static constexpr std::size_t width = 64 / sizeof(T), align = 64;
+  TALLY_TARGET_AVX512 static void step(typename running_values::lanes_type r, std::size_t j, const T* in, T* out,
                                        const std::uint8_t*, bool stream) {
-    const __m512 earlier = _mm512_loadu_ps(r.value + j), later = _mm512_loadu_ps(in);
-    const __m512 pick = Max ? _mm512_max_ps(earlier, later) : _mm512_min_ps(earlier, later);
-    const __m512 y = _mm512_mask_mov_ps(pick, _mm512_cmp_ps_mask(earlier, earlier, _CMP_UNORD_Q), earlier);
-    _mm512_storeu_ps(r.value + j, y);
-    stream ? _mm512_stream_ps(out, y) : _mm512_storeu_ps(out, y);
+    if constexpr (std::is_same_v<T, float>) {
+      const __m512 earlier = _mm512_loadu_ps(r.value + j), later = _mm512_loadu_ps(in);
+      const __m512 pick = Max ? _mm512_max_ps(earlier, later) : _mm512_min_ps(earlier, later);
+      const __m512 y = _mm512_mask_mov_ps(pick, _mm512_cmp_ps_mask(earlier, earlier, _CMP_UNORD_Q), earlier);
+      _mm512_storeu_ps(r.value + j, y);
+      stream ? _mm512_stream_ps(out, y) : _mm512_storeu_ps(out, y);
+    } else if constexpr (std::is_same_v<T, double>) {
+      const __m512d earlier = _mm512_loadu_pd(r.value + j), later = _mm512_loadu_pd(in);
+      const __m512d pick = Max ? _mm512_max_pd(earlier, later) : _mm512_min_pd(earlier, later);
+      const __m512d y = _mm512_mask_mov_pd(pick, _mm512_cmp_pd_mask(earlier, earlier, _CMP_UNORD_Q), earlier);
+      _mm512_storeu_pd(r.value + j, y);
+      stream ? _mm512_stream_pd(out, y) : _mm512_storeu_pd(out, y);
+    } else {
+      const __m512i earlier = _mm512_loadu_si512(r.value + j), later = _mm512_loadu_si512(in);
+      __m512i y;
+      if constexpr (sizeof(T) == 4)
+        y = Max ? _mm512_max_epi32(earlier, later) : _mm512_min_epi32(earlier, later);
+      else
+        y = Max ? _mm512_max_epi64(earlier, later) : _mm512_min_epi64(earlier, later);
+      _mm512_storeu_si512(r.value + j, y);
+      stream ? _mm512_stream_si512(reinterpret_cast<__m512i*>(out), y) : _mm512_storeu_si512(out, y);
+    }
   }
 };
 
@@ -135,13 +181,17 @@ struct vector_rows<extremum_op<float, Max, true>> {
   }
 };
 
-template <bool Max>
-struct vector_rows<extremum_op<float, Max, false>> {
-  static constexpr bool exists = true;
+template <class T, bool Max>
+struct vector_rows<extremum_op<T, Max, false>> {
+  static constexpr bool exists = has_extremum_lanes<T>;
   static constexpr std::size_t max_lines = extremum_tile_capacity;
   /// A tile of rows, when the CPU has AVX2 (AVX-512 lanes when it has them).
-  static bool scan(const row_tile<float, float>& t) noexcept {
-    return !t.resets && !t.index && t.count <= max_lines && scan_lane_rows<extremum_lanes8<Max>, extremum_lanes16<Max>>(t);
+  static bool scan(const row_tile<T, T>& t) noexcept {
+    if constexpr (exists)
+      return !t.resets && !t.index && t.count <= max_lines &&
+             scan_lane_rows<extremum_lanes_avx2<T, Max>, extremum_lanes_avx512<T, Max>>(t);
+    (void)t;
+    return false;
   }
 };
 
