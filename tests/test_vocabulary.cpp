@@ -573,7 +573,7 @@ void check_row_forms(std::size_t rows, std::size_t cols, std::size_t shift, unsi
     if constexpr (is_float)
       x[i] = tally_test::one_in(rng, 40) ? std::numeric_limits<T>::quiet_NaN()
                                          : static_cast<T>(0.5 + tally_test::unit(rng));
-    else  // small values: many ties, and sums that cannot overflow
+    else  // small values of either sign (unsigned: wrapped, near both ends): many ties
       x[i] = static_cast<T>(static_cast<int>(pick(rng, 101)) - 50);
     flags[i] = tally_test::one_in(rng, 7) ? static_cast<std::uint8_t>(1 + pick(rng, 255)) : 0;
   }
@@ -625,9 +625,15 @@ TEST_CASE("row forms (segmented, NaN-skipping, cummax / cummin) down the columns
     check_row_forms<float>(9, cols, cols % 3, 1);
     check_row_forms<double>(9, cols, cols % 3, 1);
   }
-  for (const std::size_t cols : {std::size_t{3}, std::size_t{9}, std::size_t{17}, std::size_t{33}}) {
+  for (const std::size_t cols : {std::size_t{3}, std::size_t{9}, std::size_t{17}, std::size_t{33}, std::size_t{65}}) {
+    check_row_forms<std::int8_t>(9, cols, cols % 3, 1);
+    check_row_forms<std::uint8_t>(9, cols, cols % 3, 1);
+    check_row_forms<std::int16_t>(9, cols, cols % 3, 1);
+    check_row_forms<std::uint16_t>(9, cols, cols % 3, 1);
     check_row_forms<std::int32_t>(9, cols, cols % 3, 1);
+    check_row_forms<std::uint32_t>(9, cols, cols % 3, 1);
     check_row_forms<std::int64_t>(9, cols, cols % 3, 1);
+    check_row_forms<std::uint64_t>(9, cols, cols % 3, 1);
   }
   check_row_forms<float>(9, 4100, 1, 2);  // wider than one tile
   // Outputs of 16 MiB and more: the non-temporal stores from a vector boundary.

@@ -1,7 +1,7 @@
 // cummax / cummin across a tile of neighbouring lines, row by row: each lane is one line,
 // and a row is one vector maximum (minimum) per vector of lines, with a blend that keeps a
-// NaN for floats, so the bits are the scalar combine's. Values only (float, double, int32,
-// int64) run on lane_rows.hpp's loop with AVX-512 or AVX2 lanes; float values with
+// NaN for floats, so the bits are the scalar combine's. Values only (float, double, every
+// integer type) run on lane_rows.hpp's loop with AVX-512 or AVX2 lanes; float values with
 // indices, an AVX2 loop of their own (also under AVX-512). Written with intrinsics rather than left to the compiler, which vectorizes the
 // engine's generic row loop at -O3 but not at -O2.
 #pragma once
@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "lane_rows.hpp"
@@ -29,7 +30,45 @@ inline constexpr std::size_t extremum_tile_capacity = 4096;
 /// The element types whose values-only rows have vector lanes.
 template <class T>
 inline constexpr bool has_extremum_lanes = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                                           std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
+                                           (std::is_integral_v<T> && !std::is_same_v<T, bool>);
+
+/// The larger (Max) or smaller of two vectors of integers T, lane by lane (AVX2).
+template <class T, bool Max>
+TALLY_TARGET_AVX2 inline __m256i integer_extremum(__m256i a, __m256i b) {
+  constexpr bool is_signed = std::is_signed_v<T>;
+  if constexpr (sizeof(T) == 1)
+    return is_signed ? (Max ? _mm256_max_epi8(a, b) : _mm256_min_epi8(a, b))
+                     : (Max ? _mm256_max_epu8(a, b) : _mm256_min_epu8(a, b));
+  else if constexpr (sizeof(T) == 2)
+    return is_signed ? (Max ? _mm256_max_epi16(a, b) : _mm256_min_epi16(a, b))
+                     : (Max ? _mm256_max_epu16(a, b) : _mm256_min_epu16(a, b));
+  else if constexpr (sizeof(T) == 4)
+    return is_signed ? (Max ? _mm256_max_epi32(a, b) : _mm256_min_epi32(a, b))
+                     : (Max ? _mm256_max_epu32(a, b) : _mm256_min_epu32(a, b));
+  else {  // no 64-bit maximum: a signed comparison (unsigned: with the sign bits flipped) and a blend
+    const __m256i flip = _mm256_set1_epi64x(is_signed ? 0 : std::numeric_limits<std::int64_t>::min());
+    const __m256i x = _mm256_xor_si256(a, flip), y = _mm256_xor_si256(b, flip);
+    return _mm256_blendv_epi8(b, a, Max ? _mm256_cmpgt_epi64(x, y) : _mm256_cmpgt_epi64(y, x));
+  }
+}
+
+/// The same with AVX-512 (byte and word lanes from AVX512BW).
+template <class T, bool Max>
+TALLY_TARGET_AVX512 inline __m512i integer_extremum(__m512i a, __m512i b) {
+  constexpr bool is_signed = std::is_signed_v<T>;
+  if constexpr (sizeof(T) == 1)
+    return is_signed ? (Max ? _mm512_max_epi8(a, b) : _mm512_min_epi8(a, b))
+                     : (Max ? _mm512_max_epu8(a, b) : _mm512_min_epu8(a, b));
+  else if constexpr (sizeof(T) == 2)
+    return is_signed ? (Max ? _mm512_max_epi16(a, b) : _mm512_min_epi16(a, b))
+                     : (Max ? _mm512_max_epu16(a, b) : _mm512_min_epu16(a, b));
+  else if constexpr (sizeof(T) == 4)
+    return is_signed ? (Max ? _mm512_max_epi32(a, b) : _mm512_min_epi32(a, b))
+                     : (Max ? _mm512_max_epu32(a, b) : _mm512_min_epu32(a, b));
+  else
+    return is_signed ? (Max ? _mm512_max_epi64(a, b) : _mm512_min_epi64(a, b))
+                     : (Max ? _mm512_max_epu64(a, b) : _mm512_min_epu64(a, b));
+}
 
 /// A tile's running values, combined as the scalar loop does.
 template <class T, bool Max>
@@ -42,8 +81,7 @@ struct extremum_running : lane_values<T, extremum_tile_capacity> {
 
 /// 32 bytes of lines a step (AVX2). Floats: keep_extremum (vector_lines.hpp: MAXPS /
 /// MINPS return their second operand, the later element, for ties and NaN; a blend keeps
-/// a running NaN). Integers: ties are the same value, so the plain maximum or minimum
-/// (int64 by a comparison and a blend: AVX2 has no 64-bit maximum).
+/// a running NaN). Integers: ties are the same value, so the plain maximum or minimum.
 template <class T, bool Max>
 struct extremum_lanes_avx2 {
   using in_type = T;
@@ -65,12 +103,7 @@ struct extremum_lanes_avx2 {
     } else {
       const __m256i earlier = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.value + j));
       const __m256i later = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
-      __m256i y;
-      if constexpr (sizeof(T) == 4)
-        y = Max ? _mm256_max_epi32(earlier, later) : _mm256_min_epi32(earlier, later);
-      else  // the earlier value stays where it is strictly better
-        y = _mm256_blendv_epi8(later, earlier,
-                               Max ? _mm256_cmpgt_epi64(earlier, later) : _mm256_cmpgt_epi64(later, earlier));
+      const __m256i y = integer_extremum<T, Max>(earlier, later);
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(r.value + j), y);
       stream ? _mm256_stream_si256(reinterpret_cast<__m256i*>(out), y)
              : _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), y);
@@ -103,11 +136,7 @@ struct extremum_lanes_avx512 {
       stream ? _mm512_stream_pd(out, y) : _mm512_storeu_pd(out, y);
     } else {
       const __m512i earlier = _mm512_loadu_si512(r.value + j), later = _mm512_loadu_si512(in);
-      __m512i y;
-      if constexpr (sizeof(T) == 4)
-        y = Max ? _mm512_max_epi32(earlier, later) : _mm512_min_epi32(earlier, later);
-      else
-        y = Max ? _mm512_max_epi64(earlier, later) : _mm512_min_epi64(earlier, later);
+      const __m512i y = integer_extremum<T, Max>(earlier, later);
       _mm512_storeu_si512(r.value + j, y);
       stream ? _mm512_stream_si512(reinterpret_cast<__m512i*>(out), y) : _mm512_storeu_si512(out, y);
     }
