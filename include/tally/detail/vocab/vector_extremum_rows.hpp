@@ -46,7 +46,7 @@ TALLY_TARGET_AVX2 inline __m256i integer_extremum(__m256i a, __m256i b) {
     return is_signed ? (Max ? _mm256_max_epi32(a, b) : _mm256_min_epi32(a, b))
                      : (Max ? _mm256_max_epu32(a, b) : _mm256_min_epu32(a, b));
   else {  // no 64-bit maximum: a signed comparison (unsigned: with the sign bits flipped) and a blend
-    const __m256i flip = _mm256_set1_epi64x(is_signed ? 0 : std::numeric_limits<std::int64_t>::min());
+    const __m256i flip = _mm256_set1_epi64x(is_signed ? 0 : (std::numeric_limits<std::int64_t>::min)());
     const __m256i x = _mm256_xor_si256(a, flip), y = _mm256_xor_si256(b, flip);
     return _mm256_blendv_epi8(b, a, Max ? _mm256_cmpgt_epi64(x, y) : _mm256_cmpgt_epi64(y, x));
   }
