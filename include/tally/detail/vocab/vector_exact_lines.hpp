@@ -219,23 +219,21 @@ template <bool Sum>
 struct compensated_running {
   static constexpr std::size_t capacity = exact_tile_capacity / 2;
   using op = exact_op<std::conditional_t<Sum, sum_op, product_op>, double>;
-  lane_values<double, capacity> high_values, low_values;
-  double* const high = high_values.value;
-  double* const low = low_values.value;
-  explicit compensated_running(std::size_t head) noexcept : high_values(head), low_values(head) {}
+  lane_values<double, capacity> high, low;
+  explicit compensated_running(std::size_t head) noexcept : high(head), low(head) {}
   struct lanes_type {
     double* high;
     double* low;
   };
-  lanes_type lanes() const noexcept { return {high, low}; }
+  lanes_type lanes() const noexcept { return {high.value, low.value}; }
   double start(std::size_t j, double x) {
-    low[j] = -0.0;
-    return high[j] = x;
+    low.value[j] = -0.0;
+    return high.value[j] = x;
   }
   double combine(std::size_t j, double x, const std::uint8_t*) {
-    const compensated s = op().combine({high[j], low[j]}, x, 0);
-    high[j] = s.high;
-    low[j] = s.low;
+    const compensated s = op().combine({high.value[j], low.value[j]}, x, 0);
+    high.value[j] = s.high;
+    low.value[j] = s.low;
     return op().value(s);
   }
 };
