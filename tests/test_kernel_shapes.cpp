@@ -5,7 +5,9 @@
 // products run as vectors with their special values put back in sequence. Each is
 // compared with the independent reference (tests/support/reference.hpp): bitwise on data
 // whose every partial result is exact, within the error bound otherwise, and bitwise
-// between thread counts.
+// between thread counts. The SIMD engine's kernels are the fast mode's; the exact mode
+// (the typed layer's default for float32 and float64) runs beside them on exact data,
+// where it must give the same bits, and on the transposed views it stages.
 #include <tally/tally.hpp>
 
 #include <cmath>
@@ -77,13 +79,15 @@ struct scan_case {
   bool product = false, decreasing = false, exclusive = false;
   unsigned threads = 1;
   std::size_t in_offset = 0, out_offset = 0;
+  tally::scan_accuracy accuracy = tally::scan_accuracy::fast;  // float32 and float64 only
 
   std::string describe() const {
     std::ostringstream s;
     s << (product ? "cumprod" : "cumsum") << " sizes {";
     for (std::size_t d = 0; d < sizes.size(); ++d) s << (d ? ", " : "") << sizes[d];
     s << "} axis " << axis << (decreasing ? " decreasing" : " increasing") << (exclusive ? " exclusive" : "")
-      << " threads " << threads << " element offsets in " << in_offset << " out " << out_offset;
+      << " threads " << threads << " element offsets in " << in_offset << " out " << out_offset
+      << (accuracy == tally::scan_accuracy::exact ? " exact" : " fast");
     return s.str();
   }
   std::size_t count() const {
@@ -103,6 +107,7 @@ std::vector<T> run(const scan_case& c, const std::vector<T>& x) {
   options.direction = tally_test::direction_of(c.decreasing);
   options.exclusive = c.exclusive;
   options.threads = c.threads;
+  options.accuracy = c.accuracy;
   tally_test::typed_scan<T>(c.product, tally::tensor_view<const T>(in.data(), c.sizes.size(), c.sizes.data()),
                             tally::tensor_view<T>(out.data(), c.sizes.size(), c.sizes.data()), c.axis, options);
   return out.values(n);
@@ -114,15 +119,20 @@ std::vector<T> reference(const scan_case& c, const std::vector<T>& x) {
                                               static_cast<std::size_t>(c.axis), c.decreasing, c.exclusive, x);
 }
 
-/// Exact data: tally equals the reference bit for bit.
+/// Exact data: tally equals the reference bit for bit, in both modes.
 template <class T>
-void check_exact(const scan_case& c, rng_t& rng) {
+void check_exact(scan_case c, rng_t& rng) {
   std::vector<T> x(c.count());
   for (T& v : x) v = c.product ? exact_factor<T>(rng) : exact_value<T>(rng);
-  const std::vector<T> got = run(c, x), want = reference(c, x);
-  const std::size_t at = tally_test::first_difference(want, got);
-  INFO(c.describe() << ": first difference at element " << at);
-  CHECK(at == want.size());
+  const std::vector<T> want = reference(c, x);
+  for (tally::scan_accuracy accuracy : {tally::scan_accuracy::fast, tally::scan_accuracy::exact}) {
+    if (accuracy == tally::scan_accuracy::exact && !std::is_floating_point_v<T>) continue;  // one mode
+    c.accuracy = accuracy;
+    const std::vector<T> got = run(c, x);
+    const std::size_t at = tally_test::first_difference(want, got);
+    INFO(c.describe() << ": first difference at element " << at);
+    CHECK(at == want.size());
+  }
 }
 
 template <class F>
@@ -204,7 +214,7 @@ TEST_CASE("shapes: streamed outputs at every element offset from a cache line", 
 /// offset: the tiles and pieces then start on the output's lines, not on the tensor's.
 template <class T>
 void check_transposed(std::size_t out_offset, int axis, bool decreasing, bool exclusive, unsigned threads,
-                      rng_t& rng) {
+                      rng_t& rng, tally::scan_accuracy accuracy = tally::scan_accuracy::fast) {
   const std::size_t rows = 2051, cols = 2053;  // above the streaming size, tiles cut unevenly
   const std::size_t n = rows * cols;
   std::vector<T> x(n);  // the logical tensor, row-major
@@ -217,6 +227,7 @@ void check_transposed(std::size_t out_offset, int axis, bool decreasing, bool ex
   options.direction = tally_test::direction_of(decreasing);
   options.exclusive = exclusive;
   options.threads = threads;
+  options.accuracy = accuracy;
   tally_test::typed_scan<T>(false,
                             tally::tensor_view<const T>(storage.data(), {rows, cols},
                                                         {1, static_cast<std::ptrdiff_t>(rows)}),
@@ -227,6 +238,7 @@ void check_transposed(std::size_t out_offset, int axis, bool decreasing, bool ex
   const std::size_t at = tally_test::first_difference(want, got);
   INFO("transposed " << rows << "x" << cols << " axis " << axis << (decreasing ? " decreasing" : "")
                      << (exclusive ? " exclusive" : "") << " threads " << threads << " out offset " << out_offset
+                     << (accuracy == tally::scan_accuracy::exact ? " exact" : " fast")
                      << ": first difference at element " << at);
   CHECK(at == want.size());
 }
@@ -236,6 +248,8 @@ TEST_CASE("shapes: streamed transposed inputs (gathered tiles) at element offset
   for (std::size_t out_offset : {0u, 1u, 4u, 15u})
     for (int axis : {0, 1}) {
       check_transposed<float>(out_offset, axis, out_offset == 4, out_offset == 1, out_offset == 15 ? 2 : 1, rng);
+      check_transposed<float>(out_offset, axis, out_offset == 1, out_offset == 4, out_offset == 0 ? 2 : 1, rng,
+                              tally::scan_accuracy::exact);
       check_transposed<std::int32_t>(out_offset, axis, out_offset == 1, out_offset == 15, out_offset == 4 ? 2 : 1, rng);
     }
 }

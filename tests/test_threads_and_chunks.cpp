@@ -33,6 +33,13 @@ using tally_test::same_bits;
 using tally_test::scan_op;
 using tally_test::unit;
 
+/// Options with this accuracy, the rest default.
+tally::scan_options with_accuracy(tally::scan_accuracy accuracy) {
+  tally::scan_options o;
+  o.accuracy = accuracy;
+  return o;
+}
+
 /// Random values: real-valued floats (sums in [-1, 1], products within 2^-10 of 1 so that
 /// long products stay finite), or full-range integers (odd for products).
 template <class T>
@@ -108,11 +115,14 @@ struct launch {
   bool descriptor = false;
   unsigned threads = 1;
   test_pool* pool = nullptr;
+  // The typed layer's mode (the descriptor layer always runs the fast mode's arithmetic).
+  tally::scan_accuracy accuracy = tally::scan_accuracy::exact;
 };
 
 std::string describe(const launch& l) {
   std::ostringstream s;
-  s << (l.descriptor ? "descriptor" : "typed") << " threads " << l.threads;
+  s << (l.descriptor ? "descriptor" : l.accuracy == tally::scan_accuracy::fast ? "typed fast" : "typed")
+    << " threads " << l.threads;
   if (l.pool) s << (l.pool->use_threads ? " with a std::thread pool hook" : " with a reverse-order hook");
   return s.str();
 }
@@ -153,6 +163,7 @@ std::vector<T> run_shape(const shape_case& shape, const std::vector<T>& input, s
     REQUIRE(s.ok());
   } else {
     tally::scan_options options{direction, exclusive, l.threads};
+    options.accuracy = l.accuracy;
     if (l.pool) {
       options.parallel_for = &test_pool::parallel_for;
       options.host = l.pool;
@@ -181,7 +192,10 @@ void check_thread_counts(std::uint64_t seed) {
       const std::vector<T> input = random_values<T>(rng, shape.in_strides[0] != 0 ? span : count, op);
       INFO(shape.name << (op == scan_op::sum ? " sum" : " product") << (decreasing ? " decreasing" : " increasing")
                       << (exclusive ? " exclusive" : " inclusive") << " seed " << seed);
+      // One baseline per arithmetic: the typed layer's default (exact for float32) and the
+      // SIMD engine's (the descriptor layer, and the typed layer's fast mode: the same bits).
       const std::vector<T> baseline = run_shape<T>(shape, input, op, decreasing, exclusive, launch{});
+      const std::vector<T> fast_baseline = run_shape<T>(shape, input, op, decreasing, exclusive, launch{true});
 
       if constexpr (std::is_integral_v<T>) {  // exact: the baseline itself must be right
         std::vector<T> expected(count);
@@ -195,19 +209,22 @@ void check_thread_counts(std::uint64_t seed) {
         CHECK(first_difference(baseline, expected) == count);
       }
 
-      for (bool descriptor : {false, true}) {
+      for (int path = 0; path < 3; ++path) {  // typed (default), typed fast, descriptor
+        const bool descriptor = path == 2;
+        const tally::scan_accuracy accuracy = path == 0 ? tally::scan_accuracy::exact : tally::scan_accuracy::fast;
+        const std::vector<T>& expected = path == 0 ? baseline : fast_baseline;
         for (unsigned threads : {1u, 2u, 3u, 8u, 0u}) {
-          const launch l{descriptor, threads, nullptr};
+          const launch l{descriptor, threads, nullptr, accuracy};
           INFO(describe(l));
-          CHECK(first_difference(run_shape<T>(shape, input, op, decreasing, exclusive, l), baseline) == count);
+          CHECK(first_difference(run_shape<T>(shape, input, op, decreasing, exclusive, l), expected) == count);
         }
         for (bool use_threads : {false, true}) {
           for (unsigned threads : {1u, 3u}) {
             test_pool pool;
             pool.use_threads = use_threads;
-            const launch l{descriptor, threads, &pool};
+            const launch l{descriptor, threads, &pool, accuracy};
             INFO(describe(l));
-            CHECK(first_difference(run_shape<T>(shape, input, op, decreasing, exclusive, l), baseline) == count);
+            CHECK(first_difference(run_shape<T>(shape, input, op, decreasing, exclusive, l), expected) == count);
             // threads == 1 runs on the calling thread; more threads over several
             // independent lines (about 2^18 elements here) must go through the hook.
             if (threads == 1) CHECK(pool.calls == 0);
@@ -235,15 +252,17 @@ TEST_CASE("threads: int32 results are identical for every thread count and hook"
 }
 
 // Issue 3 asks that one long line be split across threads (reduce, then scan with
-// offsets): a line of 2^20 elements must reach the host's pool and keep its bits.
+// offsets): a line of 2^20 elements must reach the host's pool and keep its bits. (The
+// fast mode: the exact mode never splits a line, docs/accuracy.md.)
 TEST_CASE("threads: one long line is handed to the host's pool", "[threads]") {
   rng_t rng(14);
   const std::vector<float> input = random_values<float>(rng, 1 << 20, scan_op::sum);
   std::vector<float> baseline(input.size()), output(input.size());
   const tally::tensor_view<const float> in(input.data(), {input.size()});
-  tally::cumsum(in, tally::tensor_view<float>(baseline.data(), {input.size()}), 0);
+  tally::cumsum(in, tally::tensor_view<float>(baseline.data(), {input.size()}), 0,
+                with_accuracy(tally::scan_accuracy::fast));
   test_pool pool;
-  tally::scan_options options;
+  tally::scan_options options = with_accuracy(tally::scan_accuracy::fast);
   options.threads = 4;
   options.parallel_for = &test_pool::parallel_for;
   options.host = &pool;
@@ -270,6 +289,7 @@ struct chunk_case {
   bool initial_carry = false;
   bool integer_valued = false;  // floats: exact data (any chunking is then bitwise)
   unsigned threads = 1;
+  tally::scan_accuracy accuracy = tally::scan_accuracy::exact;  // float32 / float64 only
 };
 
 std::string describe(const chunk_case& c) {
@@ -279,12 +299,35 @@ std::string describe(const chunk_case& c) {
   s << "}" << (c.op == scan_op::sum ? " sum" : " product") << (c.decreasing ? " decreasing" : " increasing")
     << (c.exclusive ? " exclusive" : " inclusive") << (c.form == carry_form::keepdims ? " keepdims" : " dropped-axis")
     << (c.same_view ? " carry_in==carry_out" : " separate carries") << (c.initial_carry ? " initial carry" : "")
-    << (c.integer_valued ? " integer-valued" : "") << " threads " << c.threads;
+    << (c.integer_valued ? " integer-valued" : "") << " threads " << c.threads
+    << (c.accuracy == tally::scan_accuracy::fast ? " fast" : " exact");
   return s.str();
 }
 
 template <class T>
 using carry_t = tally::carry_type<T>;
+
+/// A carry of value v (a float64 carry is a tally::double_double: {v, -0.0}).
+template <class C>
+C carry_of(double v) {
+  if constexpr (std::is_same_v<C, tally::double_double>)
+    return {v, -0.0};
+  else
+    return static_cast<C>(v);
+}
+
+/// The carries' values (a double_double rounded once), for comparing with the reference's.
+template <class C>
+auto carry_values(const std::vector<C>& carries) {
+  if constexpr (std::is_same_v<C, tally::double_double>) {
+    std::vector<double> values;
+    for (const C& c : carries) values.push_back(c.value());
+    return values;
+  } else {
+    return carries;
+  }
+}
+
 
 /// A carry view over `data` for the input sizes `sizes` (rank 2) and axis.
 template <class C>
@@ -322,12 +365,13 @@ void check_chunks(const chunk_case& c, std::uint64_t seed) {
     if constexpr (std::is_integral_v<T>)
       x = static_cast<C>(rng());
     else if (c.op == scan_op::sum)
-      x = static_cast<C>(c.integer_valued ? std::round(200 * unit(rng) - 100) : 2 * unit(rng) - 1);
+      x = carry_of<C>(c.integer_valued ? std::round(200 * unit(rng) - 100) : 2 * unit(rng) - 1);
     else
-      x = static_cast<C>(c.integer_valued ? 2.0 : 0.5 + unit(rng));
+      x = carry_of<C>(c.integer_valued ? 2.0 : 0.5 + unit(rng));
   }
 
-  const tally::scan_options options{tally_test::direction_of(c.decreasing), c.exclusive, c.threads};
+  tally::scan_options options{tally_test::direction_of(c.decreasing), c.exclusive, c.threads};
+  options.accuracy = c.accuracy;
   const tally::tensor_view<const T> whole_in(input.data(), 2, sizes);
   const int axis_argument = static_cast<int>(axis);
 
@@ -341,15 +385,21 @@ void check_chunks(const chunk_case& c, std::uint64_t seed) {
 
   // The one call against the independent reference, where the arithmetic is exact.
   if (std::is_integral_v<T> || c.integer_valued) {
+    // The reference's carries are its own accumulator's (float for float32); the values
+    // here are integers, exact in every type.
+    using R = typename tally_test::ref_traits<T>::carry;
     std::vector<T> expected(count);
-    std::vector<C> expected_carry(other);
+    std::vector<R> reference_initial(other), expected_carry(other);
+    for (std::size_t k = 0; k < other; ++k) reference_initial[k] = static_cast<R>(carry_values(initial)[k]);
     const std::ptrdiff_t packed[2] = {static_cast<std::ptrdiff_t>(sizes[1]), 1};
     const std::ptrdiff_t carry_strides[2] = {axis == 0 ? 0 : 1, axis == 1 ? 0 : 1};
     tally_test::reference_scan<T>(c.op, 2, sizes, axis, c.decreasing, c.exclusive, input.data(), packed,
-                                  expected.data(), packed, c.initial_carry ? initial.data() : nullptr, carry_strides,
-                                  expected_carry.data(), carry_strides);
+                                  expected.data(), packed, c.initial_carry ? reference_initial.data() : nullptr,
+                                  carry_strides, expected_carry.data(), carry_strides);
     CHECK(first_difference(one, expected) == count);
-    CHECK(first_difference(one_carry, expected_carry) == other);
+    const auto got = carry_values(one_carry);
+    const std::vector<typename decltype(got)::value_type> want(expected_carry.begin(), expected_carry.end());
+    CHECK(first_difference(got, want) == other);
   }
 
   // The same scan in chunks along the axis; a decreasing scan starts at the far end.
@@ -394,7 +444,7 @@ std::vector<std::size_t> random_chunks(rng_t& rng, std::size_t length) {
 }
 
 template <class T>
-void check_chunk_modes(std::uint64_t seed) {
+void check_chunk_modes(std::uint64_t seed, tally::scan_accuracy accuracy) {
   rng_t rng(seed);
   constexpr std::size_t block = tally::scan_block_elements;
   static_assert(block > 0, "scan_block_elements must be positive");
@@ -413,6 +463,7 @@ void check_chunk_modes(std::uint64_t seed) {
             c.same_view = (variant & 1) != 0;
             c.initial_carry = (variant & 2) != 0;
             c.threads = (variant % 3 == 0) ? 3 : 1;
+            c.accuracy = accuracy;
             ++variant;
             if constexpr (std::is_integral_v<T>) {
               c.length = 1000;
@@ -439,24 +490,30 @@ void check_chunk_modes(std::uint64_t seed) {
 
 TEMPLATE_TEST_CASE("chunks: carries reproduce one call", "[chunks]", float, tally::half, double, std::int32_t,
                    std::uint16_t, std::int64_t) {
-  check_chunk_modes<TestType>(100 + sizeof(TestType) * 7 + std::is_integral_v<TestType>);
+  const std::uint64_t seed = 100 + sizeof(TestType) * 7 + std::is_integral_v<TestType>;
+  check_chunk_modes<TestType>(seed, tally::scan_accuracy::exact);  // the default
+  if constexpr (std::is_same_v<TestType, float> || std::is_same_v<TestType, double>)
+    check_chunk_modes<TestType>(seed, tally::scan_accuracy::fast);
 }
 
 TEST_CASE("chunks: a line of -0.0 summed in chunks stays -0.0", "[chunks]") {
   // The carry between chunks is the running value itself, so the sign of zero survives.
   const std::vector<float> input(10, -0.0f);
   std::vector<float> output(10, 1.0f);
-  float carry = 1.0f;
-  const std::size_t one[1] = {1};
-  for (std::size_t start : {0u, 5u}) {
-    const tally::tensor_view<const float> carry_in(&carry, 1, one);
-    tally::cumsum<float>(tally::tensor_view<const float>(input.data() + start, {1, 5}),
-                         tally::tensor_view<float>(output.data() + start, {1, 5}), 1, {},
-                         start == 0 ? tally::tensor_view<const float>() : carry_in,
-                         tally::tensor_view<float>(&carry, 1, one));
+  for (tally::scan_accuracy accuracy : {tally::scan_accuracy::exact, tally::scan_accuracy::fast}) {
+    double carry = 1.0;
+    const std::size_t one[1] = {1};
+    std::fill(output.begin(), output.end(), 1.0f);
+    for (std::size_t start : {0u, 5u}) {
+      const tally::tensor_view<const double> carry_in(&carry, 1, one);
+      tally::cumsum<float>(tally::tensor_view<const float>(input.data() + start, {1, 5}),
+                           tally::tensor_view<float>(output.data() + start, {1, 5}), 1, with_accuracy(accuracy),
+                           start == 0 ? tally::tensor_view<const double>() : carry_in,
+                           tally::tensor_view<double>(&carry, 1, one));
+    }
+    for (float y : output) CHECK(std::signbit(y));
+    CHECK(std::signbit(carry));
   }
-  for (float y : output) CHECK(std::signbit(y));
-  CHECK(std::signbit(carry));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -476,10 +533,18 @@ tally::status_code code_of(F&& f) {
 
 }  // namespace
 
-TEST_CASE("chunks: carries of the wrong shape are refused with invalid_carry", "[chunks][errors]") {
-  std::vector<float> input(4 * 5, 1.0f), output(4 * 5, 7.0f), carry(16, 3.0f);
-  const tally::tensor_view<const float> in(input.data(), {4, 5});
-  const tally::tensor_view<float> out(output.data(), {4, 5});
+namespace {
+
+/// The carry checks of one path: float32 in the exact mode (the vocabulary engine, double
+/// carries), float32 in the fast mode (the SIMD engine, double carries) and int32 (the
+/// SIMD engine, int32 carries).
+template <class T>
+void check_carry_shapes(const tally::scan_options& options) {
+  using C = carry_t<T>;
+  std::vector<T> input(4 * 5, T(1)), output(4 * 5, T(7));
+  std::vector<C> carry(16, C(3));
+  const tally::tensor_view<const T> in(input.data(), {4, 5});
+  const tally::tensor_view<T> out(output.data(), {4, 5});
   struct bad_shape {
     const char* what;
     std::vector<std::size_t> sizes;
@@ -499,49 +564,68 @@ TEST_CASE("chunks: carries of the wrong shape are refused with invalid_carry", "
     for (bool product : {false, true}) {
       for (bool as_carry_out : {false, true}) {
         INFO(s.what << (product ? " cumprod" : " cumsum") << (as_carry_out ? " carry_out" : " carry_in"));
-        const tally::tensor_view<float> bad(carry.data(), s.sizes.size(), s.sizes.data());
+        const tally::tensor_view<C> bad(carry.data(), s.sizes.size(), s.sizes.data());
         const auto call = [&] {
-          const tally::tensor_view<const float> carry_in =
-              as_carry_out ? tally::tensor_view<const float>() : tally::tensor_view<const float>(bad);
-          const tally::tensor_view<float> carry_out = as_carry_out ? bad : tally::tensor_view<float>();
+          const tally::tensor_view<const C> carry_in =
+              as_carry_out ? tally::tensor_view<const C>() : tally::tensor_view<const C>(bad);
+          const tally::tensor_view<C> carry_out = as_carry_out ? bad : tally::tensor_view<C>();
           if (product)
-            tally::cumprod<float>(in, out, 1, {}, carry_in, carry_out);
+            tally::cumprod<T>(in, out, 1, options, carry_in, carry_out);
           else
-            tally::cumsum<float>(in, out, 1, {}, carry_in, carry_out);
+            tally::cumsum<T>(in, out, 1, options, carry_in, carry_out);
         };
         CHECK(code_of(call) == tally::status_code::invalid_carry);
         // Nothing written: neither the output nor the carry.
-        CHECK(std::count(output.begin(), output.end(), 7.0f) == 20);
-        CHECK(std::count(carry.begin(), carry.end(), 3.0f) == 16);
+        CHECK(std::count(output.begin(), output.end(), T(7)) == 20);
+        CHECK(std::count(carry.begin(), carry.end(), C(3)) == 16);
       }
     }
   }
   // The right shapes are accepted (so the cases above fail for their shape alone).
   for (const std::vector<std::size_t>& good : {std::vector<std::size_t>{4}, std::vector<std::size_t>{4, 1}}) {
-    const tally::tensor_view<float> c(carry.data(), good.size(), good.data());
-    CHECK(code_of([&] { tally::cumsum<float>(in, out, 1, {}, c, c); }) == tally::status_code::ok);
-    CHECK(code_of([&] { tally::cumsum<float>(in, out, -1, {}, c, c); }) == tally::status_code::ok);
+    const tally::tensor_view<C> c(carry.data(), good.size(), good.data());
+    CHECK(code_of([&] { tally::cumsum<T>(in, out, 1, options, c, c); }) == tally::status_code::ok);
+    CHECK(code_of([&] { tally::cumsum<T>(in, out, -1, options, c, c); }) == tally::status_code::ok);
   }
   // Axis 0: the carry is {5} or {1, 5}.
-  const tally::tensor_view<float> column_carry(carry.data(), {5});
-  CHECK(code_of([&] { tally::cumsum<float>(in, out, 0, {}, column_carry, column_carry); }) ==
+  const tally::tensor_view<C> column_carry(carry.data(), {5});
+  CHECK(code_of([&] { tally::cumsum<T>(in, out, 0, options, column_carry, column_carry); }) ==
         tally::status_code::ok);
-  const tally::tensor_view<float> wrong_for_axis0(carry.data(), {4});
-  CHECK(code_of([&] { tally::cumsum<float>(in, out, 0, {}, wrong_for_axis0, {}); }) ==
+  const tally::tensor_view<C> wrong_for_axis0(carry.data(), {4});
+  CHECK(code_of([&] { tally::cumsum<T>(in, out, 0, options, wrong_for_axis0, {}); }) ==
         tally::status_code::invalid_carry);
 }
 
+/// carry_out overlapping the data, and carry_in overlapping the output, are refused
+/// (carries wider than the element are placed inside the data buffers by address only:
+/// a refused call reads nothing).
+template <class T>
+void check_carry_overlaps(const tally::scan_options& options) {
+  using C = carry_t<T>;
+  std::vector<T> input(4 * 8, T(1)), output(4 * 8, T(7));
+  const tally::tensor_view<const T> in(input.data(), {4, 5});
+  const tally::tensor_view<T> out(output.data(), {4, 5});
+  const tally::tensor_view<C> inside_output(reinterpret_cast<C*>(output.data() + 8), {4});
+  const tally::tensor_view<C> inside_input(reinterpret_cast<C*>(input.data() + 8), {4});
+  CHECK(code_of([&] { tally::cumsum<T>(in, out, 1, options, {}, inside_output); }) ==
+        tally::status_code::overlapping_buffers);
+  CHECK(code_of([&] { tally::cumsum<T>(in, out, 1, options, {}, inside_input); }) ==
+        tally::status_code::overlapping_buffers);
+  CHECK(code_of([&] { tally::cumsum<T>(in, out, 1, options, inside_output, {}); }) ==
+        tally::status_code::overlapping_buffers);
+  CHECK(std::count(output.begin(), output.end(), T(7)) == 32);
+}
+
+}  // namespace
+
+TEST_CASE("chunks: carries of the wrong shape are refused with invalid_carry", "[chunks][errors]") {
+  check_carry_shapes<float>(with_accuracy(tally::scan_accuracy::exact));
+  check_carry_shapes<float>(with_accuracy(tally::scan_accuracy::fast));
+  check_carry_shapes<std::int32_t>({});
+}
+
 TEST_CASE("chunks: a carry_out that overlaps the input or output is refused", "[chunks][errors]") {
-  std::vector<float> input(4 * 5, 1.0f), output(4 * 5, 7.0f);
-  const tally::tensor_view<const float> in(input.data(), {4, 5});
-  const tally::tensor_view<float> out(output.data(), {4, 5});
-  const tally::tensor_view<float> inside_output(output.data() + 8, {4});
-  const tally::tensor_view<float> inside_input(input.data() + 8, {4});
-  CHECK(code_of([&] { tally::cumsum<float>(in, out, 1, {}, {}, inside_output); }) ==
-        tally::status_code::overlapping_buffers);
-  CHECK(code_of([&] { tally::cumsum<float>(in, out, 1, {}, {}, inside_input); }) ==
-        tally::status_code::overlapping_buffers);
-  CHECK(code_of([&] { tally::cumsum<float>(in, out, 1, {}, inside_output, {}); }) ==
-        tally::status_code::overlapping_buffers);
-  CHECK(std::count(output.begin(), output.end(), 7.0f) == 20);
+  check_carry_overlaps<float>(with_accuracy(tally::scan_accuracy::exact));
+  check_carry_overlaps<float>(with_accuracy(tally::scan_accuracy::fast));
+  check_carry_overlaps<std::int32_t>({});
 }

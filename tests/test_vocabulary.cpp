@@ -166,6 +166,7 @@ std::string show(const T& x) {
 /// What a test lets the harness vary.
 struct allowed {
   bool exclusive = true, include_initial = true, overlap = true, specials = true, exact = false;
+  tally::scan_accuracy accuracy = tally::scan_accuracy::exact;  // the options' (float32 / float64 cumsum, cumprod)
 };
 
 /// Runs `cases` random cases of call(in, out, axis, options), each compared line by line
@@ -187,6 +188,7 @@ void random_cases(std::uint64_t seed, int cases, allowed a, Call&& call, Expect&
     scan_options options(m.decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing,
                          m.exclusive, 1 + static_cast<unsigned>(pick(rng, 3)));
     options.include_initial = m.include_initial;
+    options.accuracy = a.accuracy;
     std::vector<std::size_t> out_sizes = sizes;
     out_sizes[axis] += m.include_initial ? 1 : 0;
 
@@ -301,6 +303,22 @@ void check_arithmetic(std::uint64_t seed, scan_op op, bool nan) {
   if constexpr (std::is_same_v<In, Out> && tally::is_element_type_v<In>) {
     a.exact = true;
     a.specials = nan;
+    // float32 and float64: the fast mode here (the SIMD engine's kernels; float products
+    // run in sequence, so they are the fold's bits too), the exact mode (the default) as
+    // well: its sums are the fold's bits on exact data, its products the exact product
+    // rounded once, which the fold in the element type may miss by an ulp.
+    if constexpr (std::is_floating_point_v<In>) {
+      allowed e = a;
+      e.accuracy = tally::scan_accuracy::exact;
+      if (op == scan_op::product)
+        random_cases<In, Out>(seed + 500, 150, e, call, expect, [](const Out& got, const Out& want) {
+          return same_value(got, want) ||
+                 (std::isfinite(want) && std::abs(got - want) <= 2 * std::numeric_limits<Out>::epsilon() * std::abs(want));
+        });
+      else
+        random_cases<In, Out>(seed + 500, 150, e, call, expect, bitwise<Out>);
+      a.accuracy = tally::scan_accuracy::fast;
+    }
   }
   if constexpr (std::is_same_v<Out, std::complex<float>> || std::is_same_v<Out, std::complex<double>>)
     if (op == scan_op::product) return random_cases<In, Out>(seed, 150, a, call, expect, close_complex<Out>);
@@ -474,17 +492,19 @@ TEST_CASE("vector forms on a 16 MiB output (non-temporal stores) equal sequentia
   const tensor_view<const float> in(x.data(), {rows, cols});
   const tensor_view<const std::uint8_t> resets(flags.data(), {rows, cols});
   // Sequential folds down each column, as the scalar loop would do them.
+  // (nancumsum in the exact mode, the default: the fold in double, rounded once.)
   std::vector<float> max_want(x.size()), nan_want(x.size()), segment_want(x.size());
   for (std::size_t j = 0; j < cols; ++j) {
-    float m = x[j], n = std::isnan(x[j]) ? 0.0f : x[j], g = x[j];
+    float m = x[j], g = x[j];
+    double n = std::isnan(x[j]) ? 0.0 : x[j];
     for (std::size_t k = 0; k < rows; ++k) {
       const float v = x[k * cols + j];
       if (k > 0) {
         m = std::isnan(m) ? m : (std::isnan(v) || v >= m) ? v : m;
-        n = n + (std::isnan(v) ? 0.0f : v);
+        n = n + (std::isnan(v) ? 0.0 : static_cast<double>(v));
         g = flags[k * cols + j] ? v : g + v;
       }
-      max_want[k * cols + j] = m, nan_want[k * cols + j] = n, segment_want[k * cols + j] = g;
+      max_want[k * cols + j] = m, nan_want[k * cols + j] = static_cast<float>(n), segment_want[k * cols + j] = g;
     }
   }
   for (const std::size_t shift : {std::size_t{0}, std::size_t{1}, std::size_t{3}})
@@ -582,35 +602,57 @@ void check_row_forms(std::size_t rows, std::size_t cols, std::size_t shift, unsi
   const tensor_view<const T> in(x.data(), {rows, cols});
   const tensor_view<T> out(y, {rows, cols});
   const tensor_view<const std::uint8_t> resets(flags.data(), {rows, cols});
-  enum form { segmented_sum, segmented_product, nan_sum, nan_product, max, min };
-  for (const form f : {segmented_sum, segmented_product, nan_sum, nan_product, max, min})
+  // The NaN-skipping forms in both modes: the fast one folds in T, the exact one (the
+  // default for float32 and float64) in double for float32, with a compensated pair
+  // (TwoSum; an FMA's product error) for float64, rounded once per output.
+  enum form { segmented_sum, segmented_product, nan_sum, nan_product, exact_nan_sum, exact_nan_product, max, min };
+  for (const form f : {segmented_sum, segmented_product, nan_sum, nan_product, exact_nan_sum, exact_nan_product, max, min})
     for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing}) {
-      if (!is_float && (f == segmented_product || f == nan_product)) continue;  // integer products overflow
+      if (!is_float && f != segmented_sum && f != nan_sum && f != max && f != min) continue;  // integer products overflow
       const bool down = direction == tally::axis_direction::decreasing;
+      const bool exact = f == exact_nan_sum || f == exact_nan_product;
       std::vector<T> want(x.size());
       for (std::size_t j = 0; j < cols; ++j) {
         T running{};
+        double high = 0, low = -0.0;  // the exact forms' running value (float32: high alone)
         for (std::size_t step = 0; step < rows; ++step) {
           const std::size_t at = (down ? rows - 1 - step : step) * cols + j;
-          const T v = x[at], clean = is_nan(v) ? T(f == nan_sum ? 0 : 1) : v;
+          const T v = x[at], clean = is_nan(v) ? T(f == nan_sum || f == exact_nan_sum ? 0 : 1) : v;
           const bool first = step == 0;
           switch (f) {
             case segmented_sum: running = first || flags[at] ? v : static_cast<T>(running + v); break;
             case segmented_product: running = first || flags[at] ? v : running * v; break;
             case nan_sum: running = first ? clean : static_cast<T>(running + clean); break;
             case nan_product: running = first ? clean : running * clean; break;
+            case exact_nan_sum:
+            case exact_nan_product:
+              if (first) {
+                high = static_cast<double>(clean);
+              } else if (f == exact_nan_sum) {
+                const double t = high + static_cast<double>(clean), part = t - high;
+                if (!std::is_same_v<T, float>) low += (high - (t - part)) + (static_cast<double>(clean) - part);
+                high = t;
+              } else {
+                const double t = high * static_cast<double>(clean);
+                if (!std::is_same_v<T, float>)
+                  low = std::fma(low, static_cast<double>(clean), std::fma(high, static_cast<double>(clean), -t));
+                high = t;
+              }
+              running = static_cast<T>(std::isfinite(high) && low != 0 ? high + low : high);
+              break;
             case max: running = first || (!is_nan(running) && (is_nan(v) || v >= running)) ? v : running; break;
             case min: running = first || (!is_nan(running) && (is_nan(v) || v <= running)) ? v : running; break;
           }
           want[at] = running;
         }
       }
-      const scan_options o(direction, false, threads);
+      scan_options o(direction, false, threads);
+      o.accuracy = exact ? tally::scan_accuracy::exact : tally::scan_accuracy::fast;
       switch (f) {
         case segmented_sum: tally::cumsum<T>(in, out, 0, resets, o); break;
         case segmented_product: tally::cumprod<T>(in, out, 0, resets, o); break;
-        case nan_sum: tally::nancumsum<T>(in, out, 0, o); break;
-        case nan_product: tally::nancumprod<T>(in, out, 0, o); break;
+        case nan_sum: case exact_nan_sum: tally::nancumsum<T>(in, out, 0, o); break;
+        case nan_product: case exact_nan_product: tally::nancumprod<T>(in, out, 0, o); break;
         case max: tally::cummax<T>(in, out, 0, o); break;
         case min: tally::cummin<T>(in, out, 0, o); break;
       }
@@ -1249,11 +1291,14 @@ TEST_CASE("include_initial with an empty axis writes just the identity (or the c
   CHECK(z == std::vector<std::int64_t>{1, 1});
   // Chunked scans: the extra element is the carry.
   const std::vector<float> x = {1, 2, 3, 4};
-  const std::vector<float> carry = {10, 20};
+  const std::vector<double> carry = {10, 20};  // tally::carry_type<float>
   std::vector<float> w(6);
-  tally::cumsum<float>(tensor_view<const float>(x.data(), {2, 2}), tensor_view<float>(w.data(), {2, 3}), 1, initial,
-                       tensor_view<const float>(carry.data(), {2}), {});
-  CHECK(w == std::vector<float>{10, 11, 13, 20, 23, 27});
+  for (tally::scan_accuracy accuracy : {tally::scan_accuracy::exact, tally::scan_accuracy::fast}) {
+    initial.accuracy = accuracy;
+    tally::cumsum<float>(tensor_view<const float>(x.data(), {2, 2}), tensor_view<float>(w.data(), {2, 3}), 1, initial,
+                         tensor_view<const double>(carry.data(), {2}), {});
+    CHECK(w == std::vector<float>{10, 11, 13, 20, 23, 27});
+  }
 }
 
 TEST_CASE("bfloat16 converts like the oracle's rounding on a sweep of floats") {

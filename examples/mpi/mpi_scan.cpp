@@ -5,7 +5,8 @@
 //   1. scans its slice from the identity with tally, keeping only the carry_out: the
 //      slice's per-column totals;
 //   2. combines the totals of the ranks before it with MPI_Exscan (MPI_SUM for sums,
-//      MPI_PROD for products): its offset;
+//      MPI_PROD for products; for double, whose carry is a tally::double_double, an
+//      MPI_Op of its own that keeps the pair's low part): its offset;
 //   3. scans its slice again with the offset as carry_in (rank 0 has no offset).
 //
 // Why rescan with carry_in rather than add the offset to each element of step 1's output:
@@ -36,6 +37,7 @@
 
 namespace {
 
+/// The MPI type of an element.
 template <class T>
 MPI_Datatype mpi_type() {
   if constexpr (std::is_same_v<T, std::int64_t>) return MPI_INT64_T;
@@ -45,6 +47,70 @@ MPI_Datatype mpi_type() {
 }
 
 enum class operation { sum, product };
+
+// A carry (tally::carry_type<T>) is the running value of the finest mode: T for integers,
+// double for float, tally::double_double (an unevaluated sum of two doubles) for double.
+
+/// a * b of two double-doubles, about 106 bits (the product's rounding error from an FMA,
+/// plus the cross terms).
+tally::double_double times(tally::double_double a, tally::double_double b) {
+  const double high = a.high * b.high;
+  return {high, std::fma(a.high, b.high, -high) + (a.high * b.low + a.low * b.high)};
+}
+
+/// a + b of two double-doubles (TwoSum of the high parts, plus the low parts).
+tally::double_double plus(tally::double_double a, tally::double_double b) {
+  const double high = a.high + b.high;
+  const double b_part = high - a.high;
+  return {high, (a.high - (high - b_part)) + (b.high - b_part) + (a.low + b.low)};
+}
+
+void double_double_product(void* in, void* inout, int* count, MPI_Datatype*) {
+  const auto* a = static_cast<const tally::double_double*>(in);
+  auto* b = static_cast<tally::double_double*>(inout);
+  for (int i = 0; i < *count; ++i) b[i] = times(a[i], b[i]);
+}
+
+void double_double_sum(void* in, void* inout, int* count, MPI_Datatype*) {
+  const auto* a = static_cast<const tally::double_double*>(in);
+  auto* b = static_cast<tally::double_double*>(inout);
+  for (int i = 0; i < *count; ++i) b[i] = plus(a[i], b[i]);
+}
+
+/// The MPI type and operation that combine carries of C.
+template <class C>
+struct mpi_carry {
+  MPI_Datatype type = MPI_DOUBLE;
+  MPI_Op op = MPI_OP_NULL;
+  bool owned = false;  // type and op were created here
+  explicit mpi_carry(operation which) {
+    if constexpr (std::is_same_v<C, tally::double_double>) {
+      MPI_Type_contiguous(2, MPI_DOUBLE, &type);
+      MPI_Type_commit(&type);
+      MPI_Op_create(which == operation::sum ? &double_double_sum : &double_double_product, 1, &op);
+      owned = true;
+    } else {
+      type = mpi_type<C>();
+      op = which == operation::sum ? MPI_SUM : MPI_PROD;
+    }
+  }
+  ~mpi_carry() {
+    if (!owned) return;
+    MPI_Op_free(&op);
+    MPI_Type_free(&type);
+  }
+  mpi_carry(const mpi_carry&) = delete;
+  mpi_carry& operator=(const mpi_carry&) = delete;
+};
+
+/// The identity of the operation as a carry.
+template <class C>
+C identity(operation op) {
+  if constexpr (std::is_same_v<C, tally::double_double>)
+    return {op == operation::sum ? 0.0 : 1.0, -0.0};
+  else
+    return C(op == operation::sum ? 0 : 1);
+}
 
 template <class T>
 void scan(operation op, tally::tensor_view<const T> in, tally::tensor_view<T> out,
@@ -66,12 +132,12 @@ void distributed_scan(operation op, tally::tensor_view<const T> in, tally::tenso
 
   // 1. This slice's totals (a rank without rows keeps the identity: tally writes no carry
   //    for an empty tensor).
-  std::vector<C> totals(cols, op == operation::sum ? C(0) : C(1)), offsets(cols);
+  std::vector<C> totals(cols, identity<C>(op)), offsets(cols);
   scan<T>(op, in, out, {}, tally::tensor_view<C>(totals.data(), {cols}));
 
   // 2. The combination of the totals of ranks 0 .. rank-1.
-  MPI_Exscan(totals.data(), offsets.data(), static_cast<int>(cols), mpi_type<C>(),
-             op == operation::sum ? MPI_SUM : MPI_PROD, comm);
+  const mpi_carry<C> combine(op);
+  MPI_Exscan(totals.data(), offsets.data(), static_cast<int>(cols), combine.type, combine.op, comm);
 
   // 3. Rescan from the offset. MPI_Exscan leaves rank 0's result undefined: it starts
   //    from the identity, which step 1 already computed.

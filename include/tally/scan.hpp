@@ -13,14 +13,16 @@
 #include "detail/run/run_scan.hpp"
 #include "detail/validate/typed.hpp"
 #include "detail/vocab/front.hpp"
+#include "detail/vocab/small_exact.hpp"
 #include "scan_options.hpp"
 #include "status.hpp"
 #include "view.hpp"
 
 TALLY_BEGIN_NAMESPACE
 
-/// The type of a carry for element type T: the running value itself, so float for
-/// tally::half (no rounding at chunk boundaries) and T for every other type.
+/// The type of a carry for element type T: the finest running value any mode keeps, so that
+/// no chunk boundary rounds it: double for float, tally::double_double for double, float
+/// for tally::half, T for the integers.
 template <class T>
 using carry_type = detail::carry_t<T>;
 
@@ -124,15 +126,17 @@ void typed_scan(const tensor_view<const T>& in_view, const tensor_view<T>& out_v
   run_scan<Op, T>(r, in_data, out.data(), carry_in.data(), carry_out.data(), executor::from(options));
 }
 
-/// The chunked forms keep the element type's carry: not with the exact mode of float32 and
-/// float64 (other types have one mode; an invalid value is left to the checks).
-template <class T>
-void check_chunked_accuracy(const scan_options& options, const char* name) {
-  if ((std::is_same_v<T, float> || std::is_same_v<T, double>) && options.accuracy == scan_accuracy::exact)
-    throw error(status(status_code::invalid_option,
-                       "%s: the chunked form (carry_in / carry_out) runs with scan_accuracy::fast only: its "
-                       "carry is the element type, which would round the exact mode's running value",
-                       name));
+/// cumsum / cumprod of T into T: float32 and float64 in the exact mode on exact_op's running
+/// value (the vocabulary engine), everything else on the SIMD engine; both take carries of
+/// carry_t<T>, the exact mode's running value.
+template <class Op, class T>
+void scan_same_type(const char* name, const tensor_view<const T>& in, const tensor_view<T>& out, int axis,
+                    const scan_options& options, tensor_view<const carry_t<T>> carry_in,
+                    tensor_view<carry_t<T>> carry_out) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+    if (options.accuracy == scan_accuracy::exact)
+      return vocab::call(exact_op<Op, T>{}, name, in, out, {}, {}, axis, options, carry_in, carry_out);
+  typed_scan<Op, T>(in, out, axis, options, carry_in, carry_out);
 }
 
 }  // namespace detail
@@ -145,12 +149,10 @@ void check_chunked_accuracy(const scan_options& options, const char* name) {
 /// `options.accuracy` chooses how float32 and float64 sums round (scan_accuracy).
 template <class T, class U = T>
 void cumsum(tensor_view<const T> in, tensor_view<U> out, int axis, scan_options options = {}) {
-  if constexpr (std::is_same_v<T, U> && (std::is_same_v<T, float> || std::is_same_v<T, double>))
-    if (options.accuracy == scan_accuracy::exact)  // exact_op's running value, on the vocabulary engine
-      return detail::vocab::call(detail::exact_op<detail::sum_op, T>{}, "cumsum", in, out, {}, {}, axis, options);
   if constexpr (std::is_same_v<T, U> && is_element_type_v<T>) {
-    if (!detail::small_typed_scan<detail::sum_op, T>(in, out, axis, options))
-      detail::typed_scan<detail::sum_op, T>(in, out, axis, options, {}, {});
+    if (!detail::small_typed_scan<detail::sum_op, T>(in, out, axis, options) &&
+        !detail::vocab::small_exact_scan<detail::sum_op, T>(in, out, axis, options))
+      detail::scan_same_type<detail::sum_op, T>("cumsum", in, out, axis, options, {}, {});
   } else {
     detail::vocab::call(detail::widening_sum<T, U>{}, "cumsum", in, out, {}, {}, axis, options);
   }
@@ -159,36 +161,34 @@ void cumsum(tensor_view<const T> in, tensor_view<U> out, int axis, scan_options 
 /// Cumulative product of `in` along `axis` into `out`; see cumsum.
 template <class T, class U = T>
 void cumprod(tensor_view<const T> in, tensor_view<U> out, int axis, scan_options options = {}) {
-  if constexpr (std::is_same_v<T, U> && (std::is_same_v<T, float> || std::is_same_v<T, double>))
-    if (options.accuracy == scan_accuracy::exact)  // exact_op's running value, on the vocabulary engine
-      return detail::vocab::call(detail::exact_op<detail::product_op, T>{}, "cumprod", in, out, {}, {}, axis, options);
   if constexpr (std::is_same_v<T, U> && is_element_type_v<T>) {
-    if (!detail::small_typed_scan<detail::product_op, T>(in, out, axis, options))
-      detail::typed_scan<detail::product_op, T>(in, out, axis, options, {}, {});
+    if (!detail::small_typed_scan<detail::product_op, T>(in, out, axis, options) &&
+        !detail::vocab::small_exact_scan<detail::product_op, T>(in, out, axis, options))
+      detail::scan_same_type<detail::product_op, T>("cumprod", in, out, axis, options, {}, {});
   } else {
     detail::vocab::call(detail::widening_product<T, U>{}, "cumprod", in, out, {}, {}, axis, options);
   }
 }
 
 /// Chunked cumulative sum: each line starts from `carry_in` (absent: from 0) and its
-/// total is written to `carry_out` (absent: not written). Both have the input's shape
-/// without the axis (or with the axis at size 1) and may be the same view. Scanning a
-/// tensor in chunks along the axis, passing each chunk's carry_out as the next chunk's
-/// carry_in, equals one call: bitwise for integers, and for floating point when every
-/// chunk but the last is a multiple of `scan_block_elements` long.
+/// running value at the end is written to `carry_out` (absent: not written). Both have the
+/// input's shape without the axis (or with the axis at size 1) and may be the same view.
+/// A carry is a `carry_type<T>`: the finest running value any mode keeps (double for
+/// float, tally::double_double for double, float for tally::half, else T), so that
+/// scanning a tensor in chunks along the axis, passing each chunk's carry_out as the next
+/// chunk's carry_in, equals one call: bitwise for integers and in the exact mode, and in
+/// the fast mode when every chunk but the last is a multiple of `scan_block_elements` long.
 template <class T>
 void cumsum(tensor_view<const T> in, tensor_view<T> out, int axis, scan_options options,
             tensor_view<const carry_type<T>> carry_in, tensor_view<carry_type<T>> carry_out) {
-  detail::check_chunked_accuracy<T>(options, "cumsum");
-  detail::typed_scan<detail::sum_op, T>(in, out, axis, options, carry_in, carry_out);
+  detail::scan_same_type<detail::sum_op, T>("cumsum", in, out, axis, options, carry_in, carry_out);
 }
 
 /// Chunked cumulative product (absent carry_in: from 1); see the chunked cumsum.
 template <class T>
 void cumprod(tensor_view<const T> in, tensor_view<T> out, int axis, scan_options options,
              tensor_view<const carry_type<T>> carry_in, tensor_view<carry_type<T>> carry_out) {
-  detail::check_chunked_accuracy<T>(options, "cumprod");
-  detail::typed_scan<detail::product_op, T>(in, out, axis, options, carry_in, carry_out);
+  detail::scan_same_type<detail::product_op, T>("cumprod", in, out, axis, options, carry_in, carry_out);
 }
 
 /// Convenience overloads for mutable input views (a tensor_view<T> does not deduce

@@ -7,15 +7,17 @@
 
 TALLY_BEGIN_NAMESPACE
 
-/// How float32 and float64 sums round (scan_options::accuracy; docs/accuracy.md).
+/// How float32 and float64 sums and products round (scan_options::accuracy;
+/// docs/accuracy.md).
 enum class scan_accuracy {
   /// The running value in the element type, blocked SIMD prefixes: memcpy speed, error at
-  /// most about n * eps * sum|x| (README, numeric rules).
+  /// most about n * eps * sum|x| (README, numeric rules); the descriptor layer's arithmetic.
   fast,
-  /// The running value finer than the element type (float32: double; float64: a
-  /// compensated pair), each output rounded once: within 1 ulp of the exact running sum
-  /// unless the finer value itself loses more than half an ulp (docs/accuracy.md gives
-  /// the bound). Other element types and operators are unaffected.
+  /// The default. The running value finer than the element type (float32: double; float64:
+  /// a compensated pair, tally::double_double), each output rounded once: within 1 ulp of
+  /// the exact running sum unless the finer value itself loses more than half an ulp
+  /// (docs/accuracy.md gives the bound and the cost per shape). Other element types and
+  /// operators are unaffected.
   exact,
 };
 
@@ -34,8 +36,8 @@ struct scan_options : execution_options {
   /// identity (or the carry), as NumPy 2.1's cumulative_sum(include_initial=True). Not
   /// with `exclusive`.
   bool include_initial = false;
-  /// cumsum of float32 and float64: fast (the default) or exact; see scan_accuracy.
-  scan_accuracy accuracy = scan_accuracy::fast;
+  /// cumsum / cumprod of float32 and float64: exact (the default) or fast; see scan_accuracy.
+  scan_accuracy accuracy = scan_accuracy::exact;
 };
 
 TALLY_END_NAMESPACE

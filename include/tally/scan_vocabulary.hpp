@@ -49,15 +49,25 @@ void cumprod(tensor_view<const T> in, tensor_view<T> out, int axis, tensor_view<
                       axis, options);
 }
 
-/// NumPy's nancumsum: a NaN element counts as 0 (integers have none). U as in cumsum.
+/// NumPy's nancumsum: a NaN element counts as 0 (integers have none). U as in cumsum;
+/// float32 and float64 into themselves follow `options.accuracy` as cumsum does, so the
+/// result is cumsum's of the input with its NaNs replaced by +0.
 template <class T, class U = T>
 void nancumsum(tensor_view<const T> in, tensor_view<U> out, int axis, scan_options options = {}) {
+  if constexpr (std::is_same_v<T, U> && (std::is_same_v<T, float> || std::is_same_v<T, double>))
+    if (options.accuracy == scan_accuracy::exact)
+      return detail::vocab::call(detail::exact_op<detail::sum_op, T, true>{}, "nancumsum", in, out, {}, {}, axis,
+                                 options);
   detail::vocab::call(detail::nan_sum<T, U>{}, "nancumsum", in, out, {}, {}, axis, options);
 }
 
-/// NumPy's nancumprod: a NaN element counts as 1. U as in cumprod.
+/// NumPy's nancumprod: a NaN element counts as 1. U and the accuracy as in nancumsum.
 template <class T, class U = T>
 void nancumprod(tensor_view<const T> in, tensor_view<U> out, int axis, scan_options options = {}) {
+  if constexpr (std::is_same_v<T, U> && (std::is_same_v<T, float> || std::is_same_v<T, double>))
+    if (options.accuracy == scan_accuracy::exact)
+      return detail::vocab::call(detail::exact_op<detail::product_op, T, true>{}, "nancumprod", in, out, {}, {}, axis,
+                                 options);
   detail::vocab::call(detail::nan_product<T, U>{}, "nancumprod", in, out, {}, {}, axis, options);
 }
 

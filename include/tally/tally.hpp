@@ -5,6 +5,7 @@
 
 #include "bfloat16.hpp"
 #include "data_type.hpp"
+#include "double_double.hpp"
 #include "half.hpp"
 #include "operators.hpp"
 #include "parallel.hpp"

@@ -112,12 +112,18 @@ TEST_CASE("no threads: the pool runs every task once, in order, on the calling t
 
 TEST_CASE("no threads: a long line asked for 4 threads runs inline, or split on a host's pool, same bits",
           "[no_threads]") {
+  // (The fast mode: it splits one line across threads; the exact mode never does.)
+  const auto fast = [](unsigned threads) {
+    tally::scan_options o{tally::axis_direction::increasing, false, threads};
+    o.accuracy = tally::scan_accuracy::fast;
+    return o;
+  };
   const std::vector<float> input = sums_input(std::size_t{1} << 20);
-  const std::vector<float> one = cumsum(input, tally::scan_options{tally::axis_direction::increasing, false, 1});
+  const std::vector<float> one = cumsum(input, fast(1));
 #if defined(__linux__)
   const int threads_before = process_threads();
 #endif
-  const std::vector<float> four = cumsum(input, tally::scan_options{tally::axis_direction::increasing, false, 4});
+  const std::vector<float> four = cumsum(input, fast(4));
 #if defined(__linux__)
   CHECK(process_threads() == threads_before);  // no worker was started
 #endif
@@ -125,7 +131,7 @@ TEST_CASE("no threads: a long line asked for 4 threads runs inline, or split on 
 
   // The split path (blocks reduced, offsets combined, then scanned) runs through the hook.
   reverse_pool pool;
-  tally::scan_options hooked{tally::axis_direction::increasing, false, 4};
+  tally::scan_options hooked = fast(4);
   hooked.parallel_for = &reverse_pool::parallel_for;
   hooked.host = &pool;
   const std::vector<float> split = cumsum(input, hooked);

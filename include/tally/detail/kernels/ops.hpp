@@ -9,6 +9,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "../../double_double.hpp"
 #include "../../half.hpp"
 
 TALLY_BEGIN_NAMESPACE
@@ -55,23 +56,34 @@ inline T from_acc(acc_t<T> value) noexcept {
   }
 }
 
-/// The carry a caller passes between chunks: the running value itself (float for half,
-/// so that no rounding happens at a chunk boundary), else the element type.
+/// The carry a caller passes between chunks: the finest running value any mode keeps, so
+/// that no rounding happens at a chunk boundary: float for half, double for float (the
+/// exact mode's running value), double_double for double (the exact mode's compensated
+/// pair), else the element type. The fast mode reads it rounded to its own running value
+/// (exactly the value it wrote, when it wrote it) and writes its running value.
 template <class T>
-using carry_t = std::conditional_t<std::is_same_v<T, half>, float, T>;
+using carry_t = std::conditional_t<
+    std::is_same_v<T, half>, float,
+    std::conditional_t<std::is_same_v<T, float>, double, std::conditional_t<std::is_same_v<T, double>, double_double, T>>>;
 
 template <class T>
 inline acc_t<T> acc_from_carry(carry_t<T> c) noexcept {
   if constexpr (std::is_same_v<T, half>)
     return c;
+  else if constexpr (std::is_same_v<T, float>)
+    return static_cast<float>(c);
+  else if constexpr (std::is_same_v<T, double>)
+    return c.value();
   else
     return to_acc<T>(c);
 }
 
 template <class T>
 inline carry_t<T> carry_from_acc(acc_t<T> a) noexcept {
-  if constexpr (std::is_same_v<T, half>)
+  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, float>)
     return a;
+  else if constexpr (std::is_same_v<T, double>)
+    return {a, -0.0};
   else
     return from_acc<T>(a);
 }

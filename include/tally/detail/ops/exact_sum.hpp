@@ -10,17 +10,16 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../../double_double.hpp"
 #include "../kernels/ops.hpp"
 
 TALLY_BEGIN_NAMESPACE
 namespace detail {
 
 /// The running value of a float64 exact scan: `high + low`, up to the rounding errors of
-/// `low` itself.
-struct compensated {
-  double high;
-  double low;  // starts at -0.0 (x + -0.0 == x), so that a line of -0.0 stays -0.0
-};
+/// `low` itself (public as tally::double_double: the carry of chunked float64 scans).
+/// `low` starts at -0.0 (x + -0.0 == x), so that a line of -0.0 stays -0.0.
+using compensated = double_double;
 
 /// `s + x`, the rounding error added to `low` (TwoSum: the exact error, no branch).
 inline compensated add_compensated(compensated s, double x) noexcept {
@@ -36,14 +35,9 @@ inline compensated multiply_compensated(compensated s, double x) noexcept {
   return {t, std::fma(s.low, x, std::fma(s.high, x, -t))};
 }
 
-/// The running value rounded once. A zero `low` adds nothing (and would turn a -0.0 into
-/// +0.0); a non-finite `high` stays as it is (its `low` is NaN after inf - inf).
-inline double round_compensated(const compensated& s) noexcept {
-  return std::isfinite(s.high) && s.low != 0 ? s.high + s.low : s.high;
-}
-
-/// Base: sum_op or product_op; T: float or double.
-template <class Base, class T>
+/// Base: sum_op or product_op; T: float or double; SkipNaN: a NaN element counts as +0
+/// (sum) or 1 (product), as nancumsum / nancumprod read it.
+template <class Base, class T, bool SkipNaN = false>
 struct exact_op {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "exact scans are for float and double");
   static constexpr bool sum = std::is_same_v<Base, sum_op>;
@@ -60,13 +54,22 @@ struct exact_op {
       return {Base::template identity<double>(), -0.0};
   }
   out_type empty() const noexcept { return Base::template empty<T>(); }
+  /// x as the scan reads it (a NaN as the empty value, when skipped).
+  static in_type read(in_type x) noexcept {
+    if constexpr (SkipNaN)
+      return x != x ? Base::template empty<T>() : x;
+    else
+      return x;
+  }
   state_type first(in_type x, std::int64_t) const noexcept {
+    x = read(x);
     if constexpr (std::is_same_v<T, float>)
       return x;
     else
       return {x, -0.0};
   }
   state_type combine(state_type running, in_type x, std::int64_t) const noexcept {
+    x = read(x);
     if constexpr (std::is_same_v<T, float>)
       return Base::combine(running, static_cast<double>(x));
     else if constexpr (sum)
@@ -78,7 +81,7 @@ struct exact_op {
     if constexpr (std::is_same_v<T, float>)
       return static_cast<float>(s);
     else
-      return round_compensated(s);
+      return s.value();
   }
 };
 

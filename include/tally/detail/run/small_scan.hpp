@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "../../scan_options.hpp"
 #include "../../view.hpp"
@@ -62,36 +63,55 @@ bool small_scan(const T* in, T* out, std::size_t rank, const std::size_t* extent
   return true;
 }
 
+/// A small call's shape: packed operands, at most tuning::small_call_bytes.
+struct small_shape {
+  std::size_t rank = 0, axis = 0;
+  std::size_t extents[max_rank];
+  bool decreasing = false, exclusive = false;
+};
+
 /// The typed layer's way in: the same conditions checked on the views themselves, so a
 /// small call skips the general validation too (every rule it enforces holds for packed,
-/// equal-shaped, same-or-disjoint views with a valid axis and direction). Returns false,
-/// having done nothing, for anything else.
-template <class Op, class T>
-bool small_typed_scan(const tensor_view<const T>& in, const tensor_view<T>& out, int axis,
-                      const scan_options& options) noexcept {
+/// equal-shaped, same-or-disjoint views with a valid axis and direction, no
+/// include_initial and a valid accuracy). False for anything else.
+template <class T>
+bool small_shape_of(const tensor_view<const T>& in, const tensor_view<T>& out, int axis, const scan_options& options,
+                    small_shape& shape) noexcept {
   const std::size_t rank = in.rank();
   const auto signed_rank = static_cast<int>(rank);
   if (rank == 0 || rank != out.rank() || axis < -signed_rank || axis >= signed_rank) return false;
   if (options.direction != axis_direction::increasing && options.direction != axis_direction::decreasing) return false;
   if (options.include_initial) return false;  // its own output shape and rules: the general path
-  if (options.accuracy != scan_accuracy::fast) return false;  // an invalid value: the general path's checks
-  std::size_t extents[max_rank];
+  if (options.accuracy != scan_accuracy::fast && options.accuracy != scan_accuracy::exact) return false;
   std::ptrdiff_t in_strides[max_rank], out_strides[max_rank];
   std::size_t count = 1;
   for (std::size_t d = 0; d < rank; ++d) {
     if (in.extent(d) != out.extent(d)) return false;
-    extents[d] = in.extent(d);
+    shape.extents[d] = in.extent(d);
     in_strides[d] = in.stride(d);
     out_strides[d] = out.stride(d);
-    count *= extents[d];
+    count *= shape.extents[d];
   }
-  if (!is_packed(rank, extents, in_strides) || !is_packed(rank, extents, out_strides)) return false;
-  const auto a = reinterpret_cast<std::uintptr_t>(in.data()), b = reinterpret_cast<std::uintptr_t>(out.data());
   const std::size_t bytes = count * sizeof(T);
+  if (count == 0 || bytes > tuning::small_call_bytes) return false;
+  if (!is_packed(rank, shape.extents, in_strides) || !is_packed(rank, shape.extents, out_strides)) return false;
+  const auto a = reinterpret_cast<std::uintptr_t>(in.data()), b = reinterpret_cast<std::uintptr_t>(out.data());
   if (a != b && a < b + bytes && b < a + bytes) return false;  // partly overlapping: the general path stages
-  return small_scan<Op, T>(in.data(), out.data(), rank, extents,
-                           static_cast<std::size_t>(axis < 0 ? axis + signed_rank : axis),
-                           options.direction == axis_direction::decreasing, options.exclusive);
+  shape.rank = rank;
+  shape.axis = static_cast<std::size_t>(axis < 0 ? axis + signed_rank : axis);
+  shape.decreasing = options.direction == axis_direction::decreasing;
+  shape.exclusive = options.exclusive;
+  return true;
+}
+
+/// The SIMD engine's small calls (scan_accuracy::fast, and every type without an exact mode).
+template <class Op, class T>
+bool small_typed_scan(const tensor_view<const T>& in, const tensor_view<T>& out, int axis,
+                      const scan_options& options) noexcept {
+  if ((std::is_same_v<T, float> || std::is_same_v<T, double>) && options.accuracy != scan_accuracy::fast) return false;
+  small_shape s;
+  return small_shape_of(in, out, axis, options, s) &&
+         small_scan<Op, T>(in.data(), out.data(), s.rank, s.extents, s.axis, s.decreasing, s.exclusive);
 }
 
 }  // namespace detail

@@ -6,15 +6,21 @@
 // the tiling, so results are bitwise the same for every thread count.
 //
 // Operands ("slots"): the input, the output (one longer along the axis with
-// include_initial), an optional int64 index output (cummax / cummin) and an optional
-// uint8 reset-flag input of the input's shape (segmented scans).
+// include_initial), an optional int64 index output (cummax / cummin), an optional uint8
+// reset-flag input of the input's shape (segmented scans), and optional per-line running
+// values ("carries": the input's shape without the axis) that lines start from and end
+// in, so that a tensor scanned in chunks along the axis equals one call (the chunked
+// forms of the exact sums and products).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <new>
 #include <type_traits>
+#include <utility>
 
 #include "../../scan_options.hpp"
 #include "../../status.hpp"
@@ -34,8 +40,8 @@ TALLY_BEGIN_NAMESPACE
 namespace detail {
 namespace vocab {
 
-enum slot : int { in_slot = 0, out_slot = 1, index_slot = 2, resets_slot = 3 };
-inline constexpr int slot_count = 4;
+enum slot : int { in_slot = 0, out_slot = 1, index_slot = 2, resets_slot = 3, starts_slot = 4, ends_slot = 5 };
+inline constexpr int slot_count = 6;
 
 /// Lines of `tile_lines<S>` neighbours are scanned together (row by row) when the axis is
 /// not contiguous in the input: each row then reads a run of nearby addresses instead of
@@ -45,13 +51,26 @@ inline constexpr int slot_count = 4;
 template <class S>
 inline constexpr std::size_t tile_lines = std::min<std::size_t>(512, std::max<std::size_t>(64, 16384 / sizeof(S)));
 
+/// The shortest line (output bytes) whose vector form streams its output when the scan
+/// streams: a shorter line shares its first and last cache lines with its neighbours, and
+/// plain stores into a line that a neighbour has just written with non-temporal stores
+/// cost more than streaming saves (exact float32 lines of 64 elements across 64 MiB: 17x
+/// the time of a memcpy streamed, 2.4x stored plainly).
+inline constexpr std::size_t stream_line_bytes = 16384;
+
+/// Lines shorter than this are scanned in tiles of neighbouring lines even where the axis
+/// runs along memory (see run).
+inline constexpr std::size_t short_line_length = 16;
+
 /// A validated scan: the axis in scan order (decreasing directions already folded into
 /// negative strides and offsets), the outer dimensions, per slot.
 struct layout {
   std::size_t length = 0;  // input elements per line
   bool decreasing = false, exclusive = false, include_initial = false;
   bool has_index = false, has_resets = false;
-  bool stream = false;  // non-temporal stores where a vector form can: a large output, not in place
+  bool has_starts = false, has_ends = false;  // carries in (each line's running value before it) and out
+  bool in_place = false;  // the output is the input, element for element
+  bool stream = false;    // non-temporal stores where a vector form can: a large output, not in place
   std::ptrdiff_t axis[slot_count] = {};
   std::size_t outer_rank = 0;
   std::size_t extents[max_rank] = {};
@@ -65,10 +84,34 @@ struct layout {
   }
 };
 
+/// Merges neighbouring outer dimensions that are one in every operand (the outer one's
+/// stride is the inner one's times its extent), so that tiles of neighbouring lines
+/// take whole runs of memory: 64^4 along axis 1 has 4096 neighbouring lines in its last
+/// two dimensions, not 64 (exact float32: 44 ms against 12 ms for the SIMD engine, which
+/// merges them too, before this).
+inline void merge_outer_dims(layout& l) noexcept {
+  for (std::size_t d = l.outer_rank; d-- > 1;) {
+    bool one = true;
+    for (int s = 0; s < slot_count; ++s)
+      one = one && l.strides[s][d - 1] == l.strides[s][d] * static_cast<std::ptrdiff_t>(l.extents[d]);
+    if (!one) continue;
+    l.extents[d - 1] *= l.extents[d];
+    for (int s = 0; s < slot_count; ++s) l.strides[s][d - 1] = l.strides[s][d];
+    for (std::size_t k = d; k + 1 < l.outer_rank; ++k) {
+      l.extents[k] = l.extents[k + 1];
+      for (int s = 0; s < slot_count; ++s) l.strides[s][k] = l.strides[s][k + 1];
+    }
+    --l.outer_rank;
+  }
+}
+
 /// The caller's operands, as placed layouts (rank 0: absent).
 struct operands {
-  placed_layout in, out, index, resets;
+  placed_layout in, out, index, resets, starts, ends;
 };
+
+/// Whether an optional operand is there: a carry of a 1-D scan is a 0-d view with data.
+inline bool present(const placed_layout& v) noexcept { return v.layout.rank != 0 || v.data != nullptr; }
 
 /// What an operator allows, for the checks.
 struct op_traits {
@@ -131,6 +174,30 @@ inline status check(const operands& p, int axis_arg, const scan_options& options
     if (may_overlap(p.index, p.out))
       return status(status_code::overlapping_buffers, "%s: the indices overlap the values output", op.name);
   }
+  // Carries: the input's shape without the axis, or with the axis at size 1 (keepdims).
+  const auto carry_dim = [&](const strided_layout& c, std::size_t d) { return c.rank == rank ? d : d - (d > axis); };
+  for (const placed_layout* c : {&p.starts, &p.ends}) {
+    if (!present(*c)) continue;
+    const char* name = c == &p.starts ? "carry_in" : "carry_out";
+    const strided_layout& v = c->layout;
+    if (!(v.rank == rank && v.extents[axis] == 1) && v.rank + 1 != rank)
+      return status(status_code::invalid_carry,
+                    "%s: %s has rank %llu; it must be the input's rank without the axis (%llu) or with the axis at "
+                    "size 1",
+                    op.name, name, ull(v.rank), ull(rank - 1));
+    for (std::size_t d = 0; d < rank; ++d)
+      if (d != axis && v.extents[carry_dim(v, d)] != p.in.layout.extents[d])
+        return status(status_code::invalid_carry, "%s: %s has size %llu where the input has %llu (dimension %llu)",
+                      op.name, name, ull(v.extents[carry_dim(v, d)]), ull(p.in.layout.extents[d]), ull(d));
+  }
+  if (present(p.ends)) {
+    if (!p.ends.layout.is_unique())
+      return status(status_code::overlapping_output, "%s: carry_out has distinct elements at one address", op.name);
+    if (may_overlap(p.ends, p.in) || may_overlap(p.ends, p.out) || may_overlap(p.ends, p.index))
+      return status(status_code::overlapping_buffers, "%s: carry_out overlaps the input or an output", op.name);
+  }
+  if (present(p.starts) && (may_overlap(p.starts, p.out) || may_overlap(p.starts, p.index)))
+    return status(status_code::overlapping_buffers, "%s: carry_in overlaps an output", op.name);
 
   l = layout{};
   l.length = length;
@@ -139,8 +206,10 @@ inline status check(const operands& p, int axis_arg, const scan_options& options
   l.include_initial = options.include_initial;
   l.has_index = p.index.layout.rank != 0;
   l.has_resets = p.resets.layout.rank != 0;
-  const placed_layout* views[slot_count] = {&p.in, &p.out, &p.index, &p.resets};
-  for (int s = 0; s < slot_count; ++s) {
+  l.has_starts = present(p.starts);
+  l.has_ends = present(p.ends);
+  const placed_layout* views[slot_count] = {&p.in, &p.out, &p.index, &p.resets, &p.starts, &p.ends};
+  for (int s = 0; s < starts_slot; ++s) {  // (a carry has no axis)
     const strided_layout& v = views[s]->layout;
     if (v.rank == 0) continue;
     const std::size_t n = v.extents[axis];
@@ -153,13 +222,18 @@ inline status check(const operands& p, int axis_arg, const scan_options& options
   for (std::size_t d = 0; d < rank; ++d) {
     if (d == axis || p.in.layout.extents[d] == 1) continue;
     l.extents[l.outer_rank] = p.in.layout.extents[d];
-    for (int s = 0; s < slot_count; ++s)
+    for (int s = 0; s < starts_slot; ++s)
       l.strides[s][l.outer_rank] = views[s]->layout.rank ? views[s]->layout.strides[d] : 0;
+    for (int s : {starts_slot, ends_slot}) {
+      const strided_layout& c = views[s]->layout;
+      l.strides[s][l.outer_rank] = c.rank ? c.strides[carry_dim(c, d)] : 0;
+    }
     ++l.outer_rank;
   }
   if (length == 0)  // the input (and indices) have no elements: never step their pointers
     for (int s : {in_slot, index_slot, resets_slot})
       for (std::size_t d = 0; d < l.outer_rank; ++d) l.strides[s][d] = 0;
+  merge_outer_dims(l);
   return {};
 }
 
@@ -170,6 +244,8 @@ struct pointers {
   typename Op::out_type* out = nullptr;
   std::int64_t* index = nullptr;
   const std::uint8_t* resets = nullptr;
+  const typename Op::state_type* starts = nullptr;
+  typename Op::state_type* ends = nullptr;
 };
 
 /// One line, folded in scan order: with include_initial the output's first element (in
@@ -203,33 +279,37 @@ void scan_line_inclusive(const Op& op, const layout& l, pointers<Op> p) {
   }
 }
 
+/// Whether the operator's line form can start from a running value and hand it back:
+///   static bool scan(const line_span<In, Out>&, state_type& running, bool fresh);
+/// (`fresh`: the line starts from its first element, not from `running`.)
+template <class Op, class = void>
+inline constexpr bool resumable_line = false;
 template <class Op>
-void scan_line(const Op& op, const layout& l, pointers<Op> p) {
-  if (!l.exclusive && l.length > 0) {
-    if (l.include_initial) {
-      *p.out = op.empty();
-      p.out += l.axis[out_slot];
-    }
-    if constexpr (vector_line<Op>::exists) {
-      const std::ptrdiff_t si = l.axis[in_slot];
-      const line_span<typename Op::in_type, typename Op::out_type> line{
-          p.in, p.out, l.has_resets ? p.resets : nullptr, p.index, l.length, si < 0, l.decreasing, l.stream};
-      if ((si == 1 || si == -1) && l.axis[out_slot] == si && (!l.has_resets || l.axis[resets_slot] == si) &&
-          (!p.index || l.axis[index_slot] == si) && vector_line<Op>::scan(line))
-        return;
-    }
-    // (A reset flag on a line's first element changes nothing: the line starts there.)
-    if (l.has_resets) return scan_line_inclusive<Op, false, true>(op, l, p);
-    if constexpr (Op::has_index)
-      if (p.index) return scan_line_inclusive<Op, true, false>(op, l, p);
-    return scan_line_inclusive<Op, false, false>(op, l, p);
-  }
-  typename Op::state_type s = op.start();
-  bool fresh = true;  // nothing combined since the start (or the last reset)
+inline constexpr bool resumable_line<Op, std::void_t<decltype(vector_line<Op>::scan(
+    std::declval<const line_span<typename Op::in_type, typename Op::out_type>&>(),
+    std::declval<typename Op::state_type&>(), true))>> = true;
+
+/// Whether the operator's row form can start its lines from running values and hand them
+/// back (`starts` null: from each line's first element; `ends` null: not wanted):
+///   static bool scan(const row_tile<In, Out>&, const state_type* starts, state_type* ends);
+template <class Op, class = void>
+inline constexpr bool resumable_rows = false;
+template <class Op>
+inline constexpr bool resumable_rows<Op, std::void_t<decltype(vector_rows<Op>::scan(
+    std::declval<const row_tile<typename Op::in_type, typename Op::out_type>&>(),
+    std::declval<const typename Op::state_type*>(), std::declval<typename Op::state_type*>()))>> = true;
+
+/// One line in any mode (exclusive, include_initial, resets, carries), folded in scan
+/// order. `initial_written`: include_initial's first output is written already (and `p.out`
+/// moved past it).
+template <class Op>
+void scan_line_from(const Op& op, const layout& l, pointers<Op> p, bool initial_written) {
+  typename Op::state_type s = p.starts ? *p.starts : op.start();
+  bool fresh = !p.starts;  // nothing combined yet (or since the last reset), and no carry
   const std::ptrdiff_t si = l.axis[in_slot], so = l.axis[out_slot], sx = l.axis[index_slot],
                        sr = l.axis[resets_slot];
-  if (l.include_initial) {
-    *p.out = op.empty();
+  if (l.include_initial && !initial_written) {
+    *p.out = fresh ? op.empty() : op.value(s);
     p.out += so;
   }
   const std::size_t n = l.length;
@@ -258,6 +338,43 @@ void scan_line(const Op& op, const layout& l, pointers<Op> p) {
     }
     fresh = false;
   }
+  if (p.ends) *p.ends = s;
+}
+
+template <class Op>
+void scan_line(const Op& op, const layout& l, pointers<Op> p) {
+  const bool carried = p.starts || p.ends;
+  if (!l.exclusive && l.length > 0) {
+    if (l.include_initial) {
+      *p.out = p.starts ? op.value(*p.starts) : op.empty();
+      p.out += l.axis[out_slot];
+    }
+    if constexpr (vector_line<Op>::exists) {
+      const std::ptrdiff_t si = l.axis[in_slot];
+      const line_span<typename Op::in_type, typename Op::out_type> line{
+          p.in, p.out, l.has_resets ? p.resets : nullptr, p.index, l.length, si < 0, l.decreasing,
+          l.stream && l.length * sizeof(typename Op::out_type) >= stream_line_bytes};
+      if ((si == 1 || si == -1) && l.axis[out_slot] == si && (!l.has_resets || l.axis[resets_slot] == si) &&
+          (!p.index || l.axis[index_slot] == si)) {
+        if constexpr (resumable_line<Op>) {
+          if (carried) {
+            typename Op::state_type s = p.starts ? *p.starts : op.start();
+            if (!vector_line<Op>::scan(line, s, !p.starts)) return scan_line_from(op, l, p, true);
+            if (p.ends) *p.ends = s;
+            return;
+          }
+        }
+        if (!carried && vector_line<Op>::scan(line)) return;
+      }
+    }
+    if (carried) return scan_line_from(op, l, p, true);
+    // (A reset flag on a line's first element changes nothing: the line starts there.)
+    if (l.has_resets) return scan_line_inclusive<Op, false, true>(op, l, p);
+    if constexpr (Op::has_index)
+      if (p.index) return scan_line_inclusive<Op, true, false>(op, l, p);
+    return scan_line_inclusive<Op, false, false>(op, l, p);
+  }
+  scan_line_from(op, l, p, false);
 }
 
 /// `count` (at most tile_lines) neighbouring lines (`step` apart per slot), row by row:
@@ -267,22 +384,22 @@ void scan_tile_loops(const Op& op, const layout& l, pointers<Op> p, const std::p
   using S = typename Op::state_type;
   S s[tile_lines<S>];
   bool fresh[tile_lines<S>];
-  for (std::size_t j = 0; j < count; ++j) {
-    s[j] = op.start();
-    fresh[j] = true;
-  }
   const auto at = [&](auto* base, int slot, std::size_t j) { return base + static_cast<std::ptrdiff_t>(j) * step[slot]; };
+  for (std::size_t j = 0; j < count; ++j) {
+    s[j] = p.starts ? *at(p.starts, starts_slot, j) : op.start();
+    fresh[j] = !p.starts;
+  }
   if (l.include_initial) {
-    for (std::size_t j = 0; j < count; ++j) *at(p.out, out_slot, j) = op.empty();
+    for (std::size_t j = 0; j < count; ++j) *at(p.out, out_slot, j) = fresh[j] ? op.empty() : op.value(s[j]);
     p.out += l.axis[out_slot];
   }
   const std::size_t n = l.length;
-  // The common mode: inclusive, no resets. After the first row every line has combined
-  // something, so a row is one combine and one store per line; unit steps (neighbouring
-  // lines next to each other in memory) get a loop the compiler can vectorize.
+  // The common mode: inclusive, no resets, no carries. After the first row every line has
+  // combined something, so a row is one combine and one store per line; unit steps
+  // (neighbouring lines next to each other in memory) get a loop the compiler can vectorize.
   const bool unit = step[in_slot] == 1 && step[out_slot] == 1 && (!p.index || step[index_slot] == 1) &&
                     (!p.resets || step[resets_slot] == 1);
-  if (!l.exclusive && n > 0 && unit) {
+  if (!l.exclusive && n > 0 && unit && !p.starts && !p.ends) {
     const auto* in = p.in;
     auto* out = p.out;
     std::int64_t* index = p.index;
@@ -338,6 +455,8 @@ void scan_tile_loops(const Op& op, const layout& l, pointers<Op> p, const std::p
     if (p.index) p.index += l.axis[index_slot];
     if (p.resets) p.resets += l.axis[resets_slot];
   }
+  if (p.ends)
+    for (std::size_t j = 0; j < count; ++j) *at(p.ends, ends_slot, j) = s[j];
 }
 
 /// The most neighbouring lines one tile task takes: an operator with a vector form for
@@ -360,22 +479,70 @@ pointers<Op> moved(pointers<Op> p, const std::ptrdiff_t* offset) noexcept {
   p.out += offset[out_slot];
   if (p.index) p.index += offset[index_slot];
   if (p.resets) p.resets += offset[resets_slot];
+  if (p.starts) p.starts += offset[starts_slot];
+  if (p.ends) p.ends += offset[ends_slot];
   return p;
 }
 
-/// `count` neighbouring lines: the operator's vector form for rows where it applies
-/// (inclusive, no indices or resets, the lines next to each other in memory), else the
-/// generic loops in pieces of tile_lines.
+/// The row form over a tile, where it applies: the lines next to each other in memory;
+/// include_initial and exclusive as the inclusive rows one row further on, after a row of
+/// empty values (or the carries); exclusive reads row k - 1 where it writes row k, so not
+/// in place, nor with resets (which restart a line at its own row); carries only where the
+/// form can start from them (resumable_rows). Returns false, having written nothing that
+/// the generic loops will not write again, where the form does not apply.
+template <class Op>
+bool scan_tile_rows(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff_t* step, std::size_t count) {
+  using S = typename Op::state_type;
+  const bool carried = p.starts || p.ends;
+  if (step[in_slot] != 1 || step[out_slot] != 1 || (p.resets && step[resets_slot] != 1) ||
+      (p.index && step[index_slot] != 1) || (l.exclusive && (l.in_place || p.resets)) ||
+      (l.length == 0 && !l.include_initial))
+    return false;
+  if constexpr (!resumable_rows<Op>)
+    if (carried) return false;
+  const bool shifted = l.include_initial || l.exclusive;
+  const std::size_t rows = l.exclusive ? l.length - 1 : l.length;
+  const row_tile<typename Op::in_type, typename Op::out_type> tile{
+      p.in,     shifted ? p.out + l.axis[out_slot] : p.out,
+      p.resets, p.index, count, rows, l.axis[in_slot], l.axis[out_slot], l.axis[resets_slot],
+      l.axis[index_slot], l.decreasing, l.stream};
+  if (!carried) {
+    if (shifted)
+      for (std::size_t j = 0; j < count; ++j) p.out[j] = op.empty();
+    return rows == 0 || vector_rows<Op>::scan(tile);
+  }
+  if constexpr (resumable_rows<Op>) {
+    // The carries, packed for the form: each line's start, then its end.
+    std::unique_ptr<S[]> packed(new (std::nothrow) S[2 * count]);
+    if (!packed) return false;
+    S* starts = p.starts ? packed.get() : nullptr;
+    S* ends = packed.get() + count;
+    for (std::size_t j = 0; p.starts && j < count; ++j)
+      starts[j] = p.starts[static_cast<std::ptrdiff_t>(j) * step[starts_slot]];
+    if (shifted)
+      for (std::size_t j = 0; j < count; ++j) p.out[j] = starts ? op.value(starts[j]) : op.empty();
+    if (rows == 0) {
+      for (std::size_t j = 0; j < count; ++j) ends[j] = starts ? starts[j] : op.start();
+    } else if (!vector_rows<Op>::scan(tile, starts, ends)) {
+      return false;
+    }
+    if (l.exclusive) {  // the last row is read but not written
+      const typename Op::in_type* last = p.in + static_cast<std::ptrdiff_t>(rows) * l.axis[in_slot];
+      const auto position = static_cast<std::int64_t>(l.decreasing ? 0 : rows);
+      for (std::size_t j = 0; j < count; ++j)
+        ends[j] = rows == 0 && !starts ? first_value(op, last[j], position) : op.combine(ends[j], last[j], position);
+    }
+    for (std::size_t j = 0; p.ends && j < count; ++j) p.ends[static_cast<std::ptrdiff_t>(j) * step[ends_slot]] = ends[j];
+  }
+  return true;
+}
+
+/// `count` neighbouring lines: the operator's vector form for rows where it applies, else
+/// the generic loops in pieces of tile_lines.
 template <class Op>
 void scan_tile(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff_t* step, std::size_t count) {
-  if constexpr (vector_rows<Op>::exists) {
-    const row_tile<typename Op::in_type, typename Op::out_type> tile{
-        p.in,           p.out,           p.resets,           p.index,           count,        l.length,
-        l.axis[in_slot], l.axis[out_slot], l.axis[resets_slot], l.axis[index_slot], l.decreasing, l.stream};
-    if (!l.exclusive && !l.include_initial && l.length > 0 && step[in_slot] == 1 && step[out_slot] == 1 &&
-        (!p.resets || step[resets_slot] == 1) && (!p.index || step[index_slot] == 1) && vector_rows<Op>::scan(tile))
-      return;
-  }
+  if constexpr (vector_rows<Op>::exists)
+    if (scan_tile_rows(op, l, p, step, count)) return;
   constexpr std::size_t narrow = tile_lines<typename Op::state_type>;
   for (std::size_t first = 0; first < count; first += narrow) {
     std::ptrdiff_t offset[slot_count];
@@ -384,19 +551,43 @@ void scan_tile(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff
   }
 }
 
+/// The outer dimension whose neighbouring lines are scanned together (row by row), or
+/// l.outer_rank for none: the one with the smallest input stride, where that is smaller
+/// than the axis's (the axis does not run along the input's memory).
+template <class Op>
+std::size_t tile_dim_of(const layout& l) noexcept {
+  std::size_t tile_dim = l.outer_rank;
+  if constexpr (std::is_default_constructible_v<typename Op::state_type>) {
+    // Short lines are tiled whatever their strides: a line costs a few nanoseconds to
+    // start, more than its elements do (exact float32 lines of 4 elements: 8 ns per
+    // element one line at a time, 2 ns in tiles; a line of one element: 7 ns and 0.8 ns).
+    // Not a chunk that goes on from carries: it is the end of a longer line, whose arithmetic
+    // (a line form's grouping) it keeps.
+    const bool short_lines = l.length < short_line_length && !l.has_starts;
+    const auto along = short_lines ? (std::numeric_limits<std::uint64_t>::max)() : magnitude(l.axis[in_slot]);
+    for (std::size_t d = 0; d < l.outer_rank; ++d)
+      if (magnitude(l.strides[in_slot][d]) < along &&
+          (tile_dim == l.outer_rank || magnitude(l.strides[in_slot][d]) < magnitude(l.strides[in_slot][tile_dim])))
+        tile_dim = d;
+  }
+  return tile_dim;
+}
+
+/// Whether the operator's vector forms would take this layout: its lines along memory in
+/// both input and output (a line form), or its tiles' rows (a row form). Indices and resets
+/// are left out (the forms have their own conditions for them).
+template <class Op>
+bool vector_layout(const layout& l) noexcept {
+  const std::size_t d = tile_dim_of<Op>(l);
+  if (d < l.outer_rank) return vector_rows<Op>::exists && l.strides[in_slot][d] == 1 && l.strides[out_slot][d] == 1;
+  return vector_line<Op>::exists && magnitude(l.axis[in_slot]) == 1 && l.axis[out_slot] == l.axis[in_slot];
+}
+
 /// Runs a checked scan whose operands do not overlap (except exactly in place).
 template <class Op>
 void run(const Op& op, layout l, pointers<Op> p, const executor& exec) {
   p = moved(p, l.offset);
-  // Tile neighbouring lines when the axis does not run along the input's memory and
-  // some outer dimension does better (the smallest input stride goes last).
-  std::size_t tile_dim = l.outer_rank;
-  if constexpr (std::is_default_constructible_v<typename Op::state_type>) {
-    for (std::size_t d = 0; d < l.outer_rank; ++d)
-      if (magnitude(l.strides[in_slot][d]) < magnitude(l.axis[in_slot]) &&
-          (tile_dim == l.outer_rank || magnitude(l.strides[in_slot][d]) < magnitude(l.strides[in_slot][tile_dim])))
-        tile_dim = d;
-  }
+  const std::size_t tile_dim = tile_dim_of<Op>(l);
   const bool tiled = tile_dim < l.outer_rank;
   if (tiled) {  // move tile_dim last (loop order only: lines are independent)
     for (std::size_t d = tile_dim; d + 1 < l.outer_rank; ++d) {
@@ -446,25 +637,60 @@ void run(const Op& op, layout l, pointers<Op> p, const executor& exec) {
   parallel_ranges(exec, tasks, parts, job);
 }
 
+/// transpose_plane, with the SIMD engine's block transposes (kernel_set::scatter) for
+/// 4-byte elements whose source runs along +1: a 4096 x 4096 float matrix seen transposed
+/// is copied in ... ms, against ... ms in scalar 8 x 8 tiles (memcpy ... ms).
+template <class T>
+void transpose_plane_simd(const T* src, std::size_t na, std::size_t nb, std::ptrdiff_t sa, std::ptrdiff_t sb, T* dst,
+                          std::ptrdiff_t da) noexcept {
+  if constexpr (std::is_same_v<T, float>) {
+    // scatter's tile: element (j, i) at src[j * sb + i]; its output element (j, i) at dst[j + i * da].
+    if (sa == 1 && sb > 0)
+      return select_kernels<sum_op, T>().scatter(src, nb, na, static_cast<std::size_t>(sb), dst, 1, da, false);
+  }
+  transpose_plane(src, na, nb, sa, sb, dst, da);
+}
+
+/// Whether a layout (size-1 strides zeroed) is packed row-major: the last dimension
+/// contiguous, each one before it the product of the extents after it.
+inline bool is_row_major(const strided_layout& v) noexcept {
+  std::ptrdiff_t step = 1;
+  for (std::size_t d = v.rank; d-- > 0;) {
+    if (v.extents[d] != 1 && v.strides[d] != step) return false;
+    step *= static_cast<std::ptrdiff_t>(v.extents[d]);
+  }
+  return true;
+}
+
 /// A view's data, layout (size-1 strides zeroed) and element size.
 template <class T>
 placed_layout place(const T* data, const strided_layout& layout) noexcept {
   return {data, layout.without_unit_strides(), sizeof(T)};
 }
 
+/// An operand's data and layout.
+template <class T>
+struct operand {
+  T* data;
+  strided_layout layout;
+};
+
 /// Checks, stages inputs that overlap an output, and runs: throws tally::error on invalid
-/// arguments, before writing anything. `index` and `resets` may be null (absent).
+/// arguments, before writing anything. `index`, `resets`, `starts` and `ends` may be
+/// absent (null data and rank 0; a carry of a 1-D scan is rank 0 with data).
 template <class Op>
 void scan(const Op& op, op_traits traits, const typename Op::in_type* in, const strided_layout& in_layout,
           typename Op::out_type* out, const strided_layout& out_layout, std::int64_t* index,
           const strided_layout& index_layout, const std::uint8_t* resets, const strided_layout& resets_layout,
-          int axis, const scan_options& options) {
+          int axis, const scan_options& options, operand<const typename Op::state_type> starts = {},
+          operand<typename Op::state_type> ends = {}) {
   using In = typename Op::in_type;
-  operands p{place(in, in_layout), place(out, out_layout), place(index, index_layout),
-             place(resets, resets_layout)};
+  operands p{place(in, in_layout),         place(out, out_layout),           place(index, index_layout),
+             place(resets, resets_layout), place(starts.data, starts.layout), place(ends.data, ends.layout)};
   layout l;
   if (status s = check(p, axis, options, traits, l); !s) throw error(s);
-  if (p.out.layout.empty()) return;
+  // (An empty axis still has lines, whose carries pass through: carry_out = carry_in.)
+  if (p.out.layout.empty() && !(l.has_ends && l.lines() > 0)) return;
 
   // Inputs that an output would overwrite before they are read: stage them.
   const auto overlaps_an_output = [&](const placed_layout& input, bool exact_in_place_ok) {
@@ -474,34 +700,47 @@ void scan(const Op& op, op_traits traits, const typename Op::in_type* in, const 
   };
   std::unique_ptr<In[]> staged_in;
   std::unique_ptr<std::uint8_t[]> staged_resets;
-  const auto stage = [&](auto& holder, auto*& data, placed_layout& view, const char* name) {
+  const auto stage = [&](auto& holder, auto*& data, placed_layout& view, const char* name, const char* why) {
     holder = packed_copy(data, view.layout);
     if (!holder)
-      throw error(status(status_code::out_of_memory,
-                         "%s: cannot allocate the %llu-element copy of the %s, which overlaps an output", traits.name,
-                         ull(view.layout.count()), name));
+      throw error(status(status_code::out_of_memory, "%s: cannot allocate the %llu-element copy of the %s, %s",
+                         traits.name, ull(view.layout.count()), name, why));
     data = holder.get();
   };
   // Staging changes only where the data lives (packed), not its shape: recheck to get
   // the new strides.
   bool restaged = false;
   if (!in_layout.empty() && overlaps_an_output(p.in, true)) {
-    stage(staged_in, in, p.in, "input");
+    stage(staged_in, in, p.in, "input", "which overlaps an output");
     p.in = place(in, strided_layout::packed(in_layout.rank, in_layout.extents));
     restaged = true;
   }
   if (resets && overlaps_an_output(p.resets, false)) {
-    stage(staged_resets, resets, p.resets, "resets");
+    stage(staged_resets, resets, p.resets, "resets", "which overlaps an output");
     p.resets = place(resets, strided_layout::packed(resets_layout.rank, resets_layout.extents));
+    restaged = true;
+  }
+  // An input laid out so that the operator's vector forms cannot take it while a packed
+  // (row-major) output could: copied packed first. One more pass over memory, and the scan
+  // then runs at vector speed (exact float32 sums across 4096 x 4096 seen transposed, std::vector
+  // buffers on a Zen 3 host without AVX-512: 128 ms one line at a time, ... ms staged; memcpy ... ms).
+  if (!restaged && !in_layout.empty() && !index && !resets && !vector_layout<Op>(l) &&
+      is_row_major(p.out.layout)) {
+    staged_in = packed_copy(in, p.in.layout, &transpose_plane_simd<In>);
+    if (!staged_in)
+      throw error(status(status_code::out_of_memory, "%s: cannot allocate the %llu-element packed copy of the input",
+                         traits.name, ull(p.in.layout.count())));
+    in = staged_in.get();
+    p.in = place(in, strided_layout::packed(in_layout.rank, in_layout.extents));
     restaged = true;
   }
   if (restaged)
     if (status s = check(p, axis, options, traits, l); !s) throw error(s);
   // Non-temporal stores for outputs too large to stay in cache (as the SIMD engine's plan):
   // not in place, where the output lines are read just before they are written.
-  l.stream = !same_elements(p.in, p.out) &&
-             p.out.layout.count() * sizeof(typename Op::out_type) >= tuning::nontemporal_bytes;
-  pointers<Op> ptr{in, out, index, resets};
+  l.in_place = same_elements(p.in, p.out);
+  l.stream = !l.in_place && p.out.layout.count() * sizeof(typename Op::out_type) >= tuning::nontemporal_bytes;
+  pointers<Op> ptr{in, out, index, resets, starts.data, ends.data};
   run(op, l, ptr, executor::from(options));
 }
 

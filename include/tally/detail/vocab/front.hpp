@@ -52,11 +52,14 @@ std::size_t check_initial_output(const tensor_view<In>& in, const tensor_view<Ou
   return a;
 }
 
-/// Runs `op` on views; `index` and `resets` may be absent (default-constructed views).
+/// Runs `op` on views; `index`, `resets` and the carries may be absent (default-constructed
+/// views).
 template <class Op>
 void call(const Op& op, const char* name, tensor_view<const typename Op::in_type> in,
           tensor_view<typename Op::out_type> out, tensor_view<std::int64_t> index,
-          tensor_view<const std::uint8_t> resets, int axis, const scan_options& options) {
+          tensor_view<const std::uint8_t> resets, int axis, const scan_options& options,
+          tensor_view<const typename Op::state_type> carry_in = {},
+          tensor_view<typename Op::state_type> carry_out = {}) {
   if (is_0d_scan(in, out, options.include_initial)) {
     in = as_scannable(in);
     out = as_scannable(out);
@@ -69,7 +72,8 @@ void call(const Op& op, const char* name, tensor_view<const typename Op::in_type
   if (in.rank() == 0)
     throw error(status(status_code::invalid_dimension_count, "%s: the input is not a tensor (rank 0)", name));
   scan<Op>(op, op_traits{Op::has_identity, name}, in.data(), layout_of(in), out.data(), layout_of(out), index.data(),
-           layout_of(index), resets.data(), layout_of(resets), axis, options);
+           layout_of(index), resets.data(), layout_of(resets), axis, options, {carry_in.data(), layout_of(carry_in)},
+           {carry_out.data(), layout_of(carry_out)});
 }
 
 }  // namespace vocab

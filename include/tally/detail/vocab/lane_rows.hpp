@@ -9,6 +9,10 @@
 //       lanes_type lanes() const;  // what a step takes (pointers to the values)
 //       out_type start(std::size_t j, in_type x);                              // line j's first element
 //       out_type combine(std::size_t j, in_type x, const std::uint8_t* flags); // a later one
+//       // optional, for tiles that start from carries and hand them on (resumable):
+//       using state_type = ...;
+//       void resume(std::size_t j, const state_type&);  // line j goes on from a running value
+//       state_type state(std::size_t j) const;          // line j's running value
 //     static constexpr std::size_t width = ..., align = ...;  // lanes a step; its vector bytes
 //     static void step(running_values::lanes_type, std::size_t j, const in_type* in, out_type* out,
 //                      const std::uint8_t* flags, bool stream);  // lines j .. j + width - 1
@@ -23,6 +27,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "../dispatch/active_target.hpp"
 #include "../kernels/kernel_set.hpp"
@@ -56,15 +61,18 @@ struct lane_values {
   lanes_type lanes() const noexcept { return {value}; }
 };
 
-/// The first row starts the running values; in each later row the elements before the
+/// The first row starts the running values (or, with `starts`, every row goes on from
+/// them); in each later row the elements before the
 /// output's `Lanes::align`-byte boundary (when streaming, so that the non-temporal stores
 /// write whole vectors) and after the last whole step go one at a time, the others
 /// `Lanes::width` a step. Each step prefetches its input `rows_ahead` rows on: the same
 /// prefetches issued all at once at a row's start (prefetch_run) stalled the loop behind
 /// them (exact float32 rows of a 4096 x 4096 matrix: 7.1 ms -> 5.9 ms; cummax 5.9 ->
-/// 5.2 ms; memcpy 4.6 ms).
-template <class Lanes>
-inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::out_type>& t) {
+/// 5.2 ms; memcpy 4.6 ms). `ends` (if not null) receives the running values after the
+/// last row. State: void, or the running values' state_type (resumable forms).
+template <class Lanes, class State = void>
+inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::out_type>& t,
+                      const State* starts = nullptr, State* ends = nullptr) {
   // The tile's fields in locals: the steps' stores through intrinsics may alias anything,
   // and the compiler would reload them from the tile after every one.
   const std::size_t count = t.count, rows = t.rows;
@@ -78,17 +86,25 @@ inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::ou
   const auto head = [&](const typename Lanes::out_type* row) {
     return stream ? (std::min)(count, elements_to_boundary<Lanes::align>(row)) : 0;
   };
-  typename Lanes::running_values running(rows > 1 ? head(out + out_row) : 0);
+  const bool resumed = starts != nullptr;
+  typename Lanes::running_values running(resumed ? head(out) : rows > 1 ? head(out + out_row) : 0);
   const auto lanes = running.lanes();
-  for (std::size_t j = 0; j < count; ++j) out[j] = running.start(j, in[j]);
-  for (std::size_t k = 1; k < rows; ++k) {
-    in += in_row;
-    out += out_row;
+  if constexpr (!std::is_void_v<State>) {
+    if (resumed)
+      for (std::size_t j = 0; j < count; ++j) running.resume(j, starts[j]);
+  }
+  if (!resumed)
+    for (std::size_t j = 0; j < count; ++j) out[j] = running.start(j, in[j]);
+  for (std::size_t k = resumed ? 0 : 1; k < rows; ++k) {
+    if (k != 0) {
+      in += in_row;
+      out += out_row;
+    }
     // The input `rows_ahead` rows on: its ends here, the rest a line per step below.
     prefetch_ahead(in, in_row);
     prefetch_ahead(in + count - 1, in_row);
     if (flags) {
-      flags += resets_row;
+      if (k != 0) flags += resets_row;
       prefetch_run(flags, resets_row, count);
     }
     std::size_t j = 0;
@@ -99,26 +115,31 @@ inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::ou
     }
     for (; j < count; ++j) out[j] = running.combine(j, in[j], flags);
   }
+  if constexpr (!std::is_void_v<State>) {
+    if (ends)
+      for (std::size_t j = 0; j < count; ++j) ends[j] = running.state(j);
+  }
 }
 
-template <class Lanes>
+template <class Lanes, class State>
 TALLY_TARGET_AVX2 TALLY_FLATTEN inline void lane_rows_avx2(
-    const row_tile<typename Lanes::in_type, typename Lanes::out_type>& t) {
-  lane_rows<Lanes>(t);
+    const row_tile<typename Lanes::in_type, typename Lanes::out_type>& t, const State* starts, State* ends) {
+  lane_rows<Lanes, State>(t, starts, ends);
 }
-template <class Lanes>
+template <class Lanes, class State>
 TALLY_TARGET_AVX512 TALLY_FLATTEN inline void lane_rows_avx512(
-    const row_tile<typename Lanes::in_type, typename Lanes::out_type>& t) {
-  lane_rows<Lanes>(t);
+    const row_tile<typename Lanes::in_type, typename Lanes::out_type>& t, const State* starts, State* ends) {
+  lane_rows<Lanes, State>(t, starts, ends);
 }
 
 /// Runs a tile with the AVX-512 lanes or the AVX2 ones, as the CPU has; false (not done)
-/// without AVX2.
-template <class Avx2Lanes, class Avx512Lanes>
-bool scan_lane_rows(const row_tile<typename Avx2Lanes::in_type, typename Avx2Lanes::out_type>& t) noexcept {
+/// without AVX2. `starts` / `ends`: see lane_rows (resumable forms only).
+template <class Avx2Lanes, class Avx512Lanes, class State = void>
+bool scan_lane_rows(const row_tile<typename Avx2Lanes::in_type, typename Avx2Lanes::out_type>& t,
+                    const State* starts = nullptr, State* ends = nullptr) noexcept {
   switch (active_target()) {
-    case simd_variant::avx512: lane_rows_avx512<Avx512Lanes>(t); return true;
-    case simd_variant::avx2: lane_rows_avx2<Avx2Lanes>(t); return true;
+    case simd_variant::avx512: lane_rows_avx512<Avx512Lanes, State>(t, starts, ends); return true;
+    case simd_variant::avx2: lane_rows_avx2<Avx2Lanes, State>(t, starts, ends); return true;
     default: return false;
   }
 }

@@ -26,6 +26,7 @@
 
 #include "../ops/arithmetic.hpp"
 #include "../ops/exact_sum.hpp"
+#include "../dispatch/kernel_table.hpp"
 #include "lane_rows.hpp"
 #include "vector_lines.hpp"
 
@@ -90,7 +91,9 @@ TALLY_TARGET_AVX2 inline __m256 narrow8(__m256d low, __m256d high) {
 }
 
 /// Vectors of a line in scan order: at p and up, or (Reverse) at p and down, lane 0 the
-/// element at p either way.
+/// element at p either way. The `partial` forms take the first `count` lanes only (a
+/// line's last, short step): masked loads and stores, which never touch memory outside
+/// those lanes, the other lanes read as `fill`.
 template <bool Reverse>
 struct scan_order {
   static const float* at(const float* p, std::size_t k) { return Reverse ? p - k : p + k; }
@@ -103,54 +106,89 @@ struct scan_order {
                                   : elements_to_boundary<Bytes>(p);
     return (std::min)(n, limit);
   }
+  TALLY_TARGET_AVX512 static __m512 reverse16(__m512 v) {
+    return _mm512_permutexvar_ps(_mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), v);
+  }
+  /// The memory lanes of a vector's first `count` lanes in scan order (count <= 16).
+  static __mmask16 mask16(std::size_t count) {
+    const auto lanes = static_cast<__mmask16>((1u << count) - 1);
+    return Reverse ? static_cast<__mmask16>(lanes << (16 - count)) : lanes;
+  }
   TALLY_TARGET_AVX512 static __m512 load16(const float* p) {
-    if constexpr (Reverse)
-      return _mm512_permutexvar_ps(_mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                   _mm512_loadu_ps(p - 15));
-    else
-      return _mm512_loadu_ps(p);
+    return Reverse ? reverse16(_mm512_loadu_ps(p - 15)) : _mm512_loadu_ps(p);
+  }
+  TALLY_TARGET_AVX512 static __m512 load16(const float* p, std::size_t count, __m512 fill) {
+    const __m512 v = _mm512_mask_loadu_ps(fill, mask16(count), Reverse ? p - 15 : p);
+    return Reverse ? reverse16(v) : v;
   }
   TALLY_TARGET_AVX512 static void store16(float* p, __m512 v, bool stream) {
     if constexpr (Reverse) {
-      v = _mm512_permutexvar_ps(_mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), v);
+      v = reverse16(v);
       p -= 15;
     }
     stream ? _mm512_stream_ps(p, v) : _mm512_storeu_ps(p, v);
   }
+  TALLY_TARGET_AVX512 static void store16(float* p, __m512 v, std::size_t count) {
+    _mm512_mask_storeu_ps(Reverse ? p - 15 : p, mask16(count), Reverse ? reverse16(v) : v);
+  }
+  TALLY_TARGET_AVX2 static __m256 reverse8(__m256 v) {
+    return _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0));
+  }
+  /// AVX2's masks are vectors: lane i's sign bit set where it is taken.
+  TALLY_TARGET_AVX2 static __m256i mask8(std::size_t count) {
+    const __m256i lane = Reverse ? _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0) : _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), lane);
+  }
   TALLY_TARGET_AVX2 static __m256 load8(const float* p) {
-    if constexpr (Reverse)
-      return _mm256_permutevar8x32_ps(_mm256_loadu_ps(p - 7), _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0));
-    else
-      return _mm256_loadu_ps(p);
+    return Reverse ? reverse8(_mm256_loadu_ps(p - 7)) : _mm256_loadu_ps(p);
+  }
+  TALLY_TARGET_AVX2 static __m256 load8(const float* p, std::size_t count, __m256 fill) {
+    const __m256i mask = mask8(count);
+    const __m256 v = _mm256_blendv_ps(fill, _mm256_maskload_ps(Reverse ? p - 7 : p, mask), _mm256_castsi256_ps(mask));
+    return Reverse ? reverse8(v) : v;
   }
   TALLY_TARGET_AVX2 static void store8(float* p, __m256 v, bool stream) {
     if constexpr (Reverse) {
-      v = _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0));
+      v = reverse8(v);
       p -= 7;
     }
     stream ? _mm256_stream_ps(p, v) : _mm256_storeu_ps(p, v);
   }
+  TALLY_TARGET_AVX2 static void store8(float* p, __m256 v, std::size_t count) {
+    _mm256_maskstore_ps(Reverse ? p - 7 : p, mask8(count), Reverse ? reverse8(v) : v);
+  }
 };
 
-/// n floats of a line in scan order (+1 steps from `in` and `out`, or -1 when Reverse; in
-/// place allowed) after the running value `running`; returns the running value after them.
-/// `stream`: non-temporal stores from the output's first 64-byte boundary (in scan order)
-/// on.
-template <bool Sum, bool Reverse>
-TALLY_TARGET_AVX512 double exact_line_avx512(const float* in, float* out, std::size_t n, double running, bool stream) {
+/// One step of an exact float32 line: 32 elements (AVX-512) or 16 (AVX2) in scan order
+/// from `in` after the running value in every lane of `run`, which it advances; `y0` and
+/// `y1` receive the outputs, in scan order. `count` below a whole step takes the first
+/// `count` elements only (masked loads; the missing lanes read as the identity, so they
+/// change neither the prefixes nor the total). Each vector's in-register prefix, chained
+/// inside the step, then the running value added: the loop-carried chain is one operation
+/// a step. A step's arithmetic depends only on its elements, so the grouping (and so the
+/// double values) depends only on the positions along the line.
+template <bool Sum, bool Reverse, bool SkipNaN>
+struct exact_line_step {
   using lanes = double_lanes<Sum>;
   using order = scan_order<Reverse>;
-  std::size_t k = 0;
-  const auto scalar_step = [&](std::size_t i) {
-    *order::at(out, i) = static_cast<float>(running = lanes::apply(running, *order::at(in, i)));
-  };
-  if (stream)
-    for (const std::size_t head = order::template to_boundary<64>(out, n); k < head; ++k) scalar_step(k);
-  __m512d run = _mm512_set1_pd(running);
-  for (; k + 32 <= n; k += 32) {
+  /// The empty value a skipped NaN reads as: +0 (as NumPy's nancumsum), or 1.
+  static constexpr float empty = Sum ? 0.0f : 1.0f;
+
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512 read(__m512 x) {
+    return SkipNaN ? _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, _mm512_set1_ps(empty)) : x;
+  }
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256 read(__m256 x) {
+    return SkipNaN ? _mm256_blendv_ps(x, _mm256_set1_ps(empty), _mm256_cmp_ps(x, x, _CMP_UNORD_Q)) : x;
+  }
+
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static void avx512(const float* in, __m512d& run, std::size_t count,
+                                                            __m512& y0, __m512& y1) {
+    const bool whole = count >= 32;
+    const __m512 fill = _mm512_set1_ps(static_cast<float>(lanes::identity));
+    const std::size_t second = count > 16 ? count - 16 : 0;
     __m512d a, b, c, d;
-    widen16(order::load16(order::at(in, k)), a, b);
-    widen16(order::load16(order::at(in, k + 16)), c, d);
+    widen16(read(whole ? order::load16(in) : order::load16(in, (std::min)(count, std::size_t{16}), fill)), a, b);
+    widen16(read(whole ? order::load16(order::at(in, 16)) : order::load16(order::at(in, 16), second, fill)), c, d);
     a = lanes::prefix(a);
     b = lanes::apply(lanes::last(a), lanes::prefix(b));
     c = lanes::prefix(c);
@@ -158,34 +196,19 @@ TALLY_TARGET_AVX512 double exact_line_avx512(const float* in, float* out, std::s
     const __m512d ab = lanes::last(b);  // the first half's total
     c = lanes::apply(ab, c);
     d = lanes::apply(ab, d);
-    const __m512 y0 = narrow16(lanes::apply(run, a), lanes::apply(run, b));
-    const __m512 y1 = narrow16(lanes::apply(run, c), lanes::apply(run, d));
+    y0 = narrow16(lanes::apply(run, a), lanes::apply(run, b));
+    y1 = narrow16(lanes::apply(run, c), lanes::apply(run, d));
     run = lanes::apply(run, lanes::last(d));
-    order::store16(order::at(out, k), y0, stream);
-    order::store16(order::at(out, k + 16), y1, stream);
   }
-  running = _mm512_cvtsd_f64(run);
-  for (; k < n; ++k) scalar_step(k);
-  return running;
-}
 
-/// The AVX2 form of exact_line_avx512 (16 floats a step; non-temporal stores from the
-/// output's first 32-byte boundary on).
-template <bool Sum, bool Reverse>
-TALLY_TARGET_AVX2 double exact_line_avx2(const float* in, float* out, std::size_t n, double running, bool stream) {
-  using lanes = double_lanes<Sum>;
-  using order = scan_order<Reverse>;
-  std::size_t k = 0;
-  const auto scalar_step = [&](std::size_t i) {
-    *order::at(out, i) = static_cast<float>(running = lanes::apply(running, *order::at(in, i)));
-  };
-  if (stream)
-    for (const std::size_t head = order::template to_boundary<32>(out, n); k < head; ++k) scalar_step(k);
-  __m256d run = _mm256_set1_pd(running);
-  for (; k + 16 <= n; k += 16) {
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static void avx2(const float* in, __m256d& run, std::size_t count, __m256& y0,
+                                                        __m256& y1) {
+    const bool whole = count >= 16;
+    const __m256 fill = _mm256_set1_ps(static_cast<float>(lanes::identity));
+    const std::size_t second = count > 8 ? count - 8 : 0;
     __m256d a, b, c, d;
-    widen8(order::load8(order::at(in, k)), a, b);
-    widen8(order::load8(order::at(in, k + 8)), c, d);
+    widen8(read(whole ? order::load8(in) : order::load8(in, (std::min)(count, std::size_t{8}), fill)), a, b);
+    widen8(read(whole ? order::load8(order::at(in, 8)) : order::load8(order::at(in, 8), second, fill)), c, d);
     a = lanes::prefix(a);
     b = lanes::apply(lanes::last(a), lanes::prefix(b));
     c = lanes::prefix(c);
@@ -193,32 +216,88 @@ TALLY_TARGET_AVX2 double exact_line_avx2(const float* in, float* out, std::size_
     const __m256d ab = lanes::last(b);
     c = lanes::apply(ab, c);
     d = lanes::apply(ab, d);
-    const __m256 y0 = narrow8(lanes::apply(run, a), lanes::apply(run, b));
-    const __m256 y1 = narrow8(lanes::apply(run, c), lanes::apply(run, d));
+    y0 = narrow8(lanes::apply(run, a), lanes::apply(run, b));
+    y1 = narrow8(lanes::apply(run, c), lanes::apply(run, d));
     run = lanes::apply(run, lanes::last(d));
-    order::store8(order::at(out, k), y0, stream);
-    order::store8(order::at(out, k + 8), y1, stream);
   }
-  running = _mm256_cvtsd_f64(run);
-  for (; k < n; ++k) scalar_step(k);
-  return running;
+};
+
+/// n floats of a line in scan order (+1 steps from `in` and `out`, or -1 when Reverse; in
+/// place allowed) after the running value `running`; returns the running value after them.
+/// Steps of 32 from the line's first element, the last one masked (so a short line costs
+/// about what its vectors cost, and a chunk that starts a multiple of 32 elements into a
+/// line groups its elements as the whole line does). `stream`: non-temporal stores of the
+/// output's whole 64-byte lines, assembled across neighbouring vectors wherever the
+/// output lies (the SIMD engine's streaming writer), so the grouping never depends on
+/// the output's address.
+template <bool Sum, bool Reverse, bool SkipNaN>
+TALLY_TARGET_AVX512 double exact_line_avx512(const float* in, float* out, std::size_t n, double running, bool stream) {
+  using order = scan_order<Reverse>;
+  using step = exact_line_step<Sum, Reverse, SkipNaN>;
+  avx512::streaming_writer<avx512::f32, float> writer(stream && n >= 64);
+  __m512d run = _mm512_set1_pd(running);
+  __m512 y0, y1;
+  std::size_t k = 0;
+  for (; k + 32 <= n; k += 32) {
+    step::avx512(order::at(in, k), run, 32, y0, y1);
+    writer.put(Reverse ? out - k - 15 : out + k, Reverse ? order::reverse16(y0) : y0);
+    writer.put(Reverse ? out - k - 31 : out + k + 16, Reverse ? order::reverse16(y1) : y1);
+  }
+  writer.flush();
+  if (const std::size_t rest = n - k; rest > 0) {
+    step::avx512(order::at(in, k), run, rest, y0, y1);
+    order::store16(order::at(out, k), y0, (std::min)(rest, std::size_t{16}));
+    if (rest > 16) order::store16(order::at(out, k + 16), y1, rest - 16);
+  }
+  return _mm512_cvtsd_f64(run);
+}
+
+/// The AVX2 form of exact_line_avx512 (16 floats a step). It streams only an output line
+/// that starts on a 32-byte boundary (in scan order), whose vectors then all do: AVX2
+/// cannot assemble 64-byte lines across vectors cheaply (see generic.hpp's streaming
+/// writer).
+template <bool Sum, bool Reverse, bool SkipNaN>
+TALLY_TARGET_AVX2 double exact_line_avx2(const float* in, float* out, std::size_t n, double running, bool stream) {
+  using order = scan_order<Reverse>;
+  using step = exact_line_step<Sum, Reverse, SkipNaN>;
+  const bool streamed = stream && order::template to_boundary<32>(out, n) == 0;
+  __m256d run = _mm256_set1_pd(running);
+  __m256 y0, y1;
+  std::size_t k = 0;
+  for (; k + 16 <= n; k += 16) {
+    step::avx2(order::at(in, k), run, 16, y0, y1);
+    order::store8(order::at(out, k), y0, streamed);
+    order::store8(order::at(out, k + 8), y1, streamed);
+  }
+  if (const std::size_t rest = n - k; rest > 0) {
+    step::avx2(order::at(in, k), run, rest, y0, y1);
+    order::store8(order::at(out, k), y0, (std::min)(rest, std::size_t{8}));
+    if (rest > 8) order::store8(order::at(out, k + 8), y1, rest - 8);
+  }
+  return _mm256_cvtsd_f64(run);
 }
 
 /// The running values of a tile's float32 lines, in double: start() takes a line's first
 /// element, combine() each later one; both return the output, the running value rounded
 /// once (Out float, the exact mode) or as it is (Out double, cumsum<float, double>).
-template <bool Sum, class Out>
+template <bool Sum, class Out, bool SkipNaN = false>
 struct double_running : lane_values<double, exact_tile_capacity> {
   using lane_values::lane_values;
-  Out start(std::size_t j, float x) { return static_cast<Out>(value[j] = x); }
-  Out combine(std::size_t j, float x, const std::uint8_t*) { return static_cast<Out>(value[j] = double_lanes<Sum>::apply(value[j], x)); }
+  using state_type = double;
+  static float read(float x) { return SkipNaN && x != x ? (Sum ? 0.0f : 1.0f) : x; }
+  Out start(std::size_t j, float x) { return static_cast<Out>(value[j] = read(x)); }
+  Out combine(std::size_t j, float x, const std::uint8_t*) {
+    return static_cast<Out>(value[j] = double_lanes<Sum>::apply(value[j], read(x)));
+  }
+  void resume(std::size_t j, double s) { value[j] = s; }
+  double state(std::size_t j) const { return value[j]; }
 };
 
 /// The compensated pairs of a tile's float64 lines (at most exact_tile_capacity / 2).
-template <bool Sum>
+template <bool Sum, bool SkipNaN = false>
 struct compensated_running {
   static constexpr std::size_t capacity = exact_tile_capacity / 2;
-  using op = exact_op<std::conditional_t<Sum, sum_op, product_op>, double>;
+  using op = exact_op<std::conditional_t<Sum, sum_op, product_op>, double, SkipNaN>;
   lane_values<double, capacity> high, low;
   explicit compensated_running(std::size_t head) noexcept : high(head), low(head) {}
   struct lanes_type {
@@ -228,30 +307,35 @@ struct compensated_running {
   lanes_type lanes() const noexcept { return {high.value, low.value}; }
   double start(std::size_t j, double x) {
     low.value[j] = -0.0;
-    return high.value[j] = x;
+    return high.value[j] = op::read(x);
   }
   double combine(std::size_t j, double x, const std::uint8_t*) {
     const compensated s = op().combine({high.value[j], low.value[j]}, x, 0);
-    high.value[j] = s.high;
-    low.value[j] = s.low;
+    resume(j, s);
     return op().value(s);
   }
+  using state_type = compensated;
+  void resume(std::size_t j, const compensated& s) {
+    high.value[j] = s.high;
+    low.value[j] = s.low;
+  }
+  compensated state(std::size_t j) const { return {high.value[j], low.value[j]}; }
 };
 
 /// Eight float32 lines a step (AVX2): widened, combined into their doubles, written
 /// rounded once (Out float, the exact mode) or as they are (Out double, cumsum / cumprod
 /// <float, double>, NumPy's dtype=float64).
-template <bool Sum, class Out>
+template <bool Sum, class Out, bool SkipNaN = false>
 struct exact_lanes8 {
   using in_type = float;
   using out_type = Out;
-  using running_values = double_running<Sum, Out>;
+  using running_values = double_running<Sum, Out, SkipNaN>;
   static constexpr std::size_t width = 8, align = 32;
   TALLY_TARGET_AVX2 static void step(typename running_values::lanes_type r, std::size_t j, const float* in, Out* out,
                                      const std::uint8_t*, bool stream) {
     using lanes = double_lanes<Sum>;
     __m256d low, high;
-    widen8(_mm256_loadu_ps(in), low, high);
+    widen8(exact_line_step<Sum, false, SkipNaN>::read(_mm256_loadu_ps(in)), low, high);
     low = lanes::apply(_mm256_loadu_pd(r.value + j), low);
     high = lanes::apply(_mm256_loadu_pd(r.value + j + 4), high);
     _mm256_storeu_pd(r.value + j, low);
@@ -270,17 +354,17 @@ struct exact_lanes8 {
 };
 
 /// exact_lanes8 with sixteen lines a step (AVX-512, two vectors of 8 doubles).
-template <bool Sum, class Out>
+template <bool Sum, class Out, bool SkipNaN = false>
 struct exact_lanes16 {
   using in_type = float;
   using out_type = Out;
-  using running_values = double_running<Sum, Out>;
+  using running_values = double_running<Sum, Out, SkipNaN>;
   static constexpr std::size_t width = 16, align = 64;
   TALLY_TARGET_AVX512 static void step(typename running_values::lanes_type r, std::size_t j, const float* in, Out* out,
                                      const std::uint8_t*, bool stream) {
     using lanes = double_lanes<Sum>;
     __m512d low, high;
-    widen16(_mm512_loadu_ps(in), low, high);
+    widen16(exact_line_step<Sum, false, SkipNaN>::read(_mm512_loadu_ps(in)), low, high);
     low = lanes::apply(_mm512_loadu_pd(r.value + j), low);
     high = lanes::apply(_mm512_loadu_pd(r.value + j + 8), high);
     _mm512_storeu_pd(r.value + j, low);
@@ -300,16 +384,18 @@ struct exact_lanes16 {
 
 /// Four float64 lines a step (AVX2 + FMA), each a compensated pair: TwoSum as
 /// add_compensated, or the FMA's exact error as multiply_compensated; rounded as
-/// round_compensated (high + low where high is finite and low is not zero).
-template <bool Sum>
+/// double_double::value (high + low where high is finite and low is not zero).
+template <bool Sum, bool SkipNaN = false>
 struct compensated_lanes4 {
   using in_type = double;
   using out_type = double;
-  using running_values = compensated_running<Sum>;
+  using running_values = compensated_running<Sum, SkipNaN>;
   static constexpr std::size_t width = 4, align = 32;
   TALLY_TARGET_AVX2 static void step(typename running_values::lanes_type r, std::size_t j, const double* in, double* out,
                                      const std::uint8_t*, bool stream) {
-    const __m256d x = _mm256_loadu_pd(in), h = _mm256_loadu_pd(r.high + j), l = _mm256_loadu_pd(r.low + j);
+    __m256d x = _mm256_loadu_pd(in);
+    if constexpr (SkipNaN) x = _mm256_blendv_pd(x, _mm256_set1_pd(Sum ? 0.0 : 1.0), _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
+    const __m256d h = _mm256_loadu_pd(r.high + j), l = _mm256_loadu_pd(r.low + j);
     __m256d sum, error;
     if constexpr (Sum) {
       sum = _mm256_add_pd(h, x);
@@ -331,15 +417,18 @@ struct compensated_lanes4 {
 };
 
 /// compensated_lanes4 with 8 lanes (AVX-512).
-template <bool Sum>
+template <bool Sum, bool SkipNaN = false>
 struct compensated_lanes8 {
   using in_type = double;
   using out_type = double;
-  using running_values = compensated_running<Sum>;
+  using running_values = compensated_running<Sum, SkipNaN>;
   static constexpr std::size_t width = 8, align = 64;
   TALLY_TARGET_AVX512 static void step(typename running_values::lanes_type r, std::size_t j, const double* in, double* out,
                                      const std::uint8_t*, bool stream) {
-    const __m512d x = _mm512_loadu_pd(in), h = _mm512_loadu_pd(r.high + j), l = _mm512_loadu_pd(r.low + j);
+    __m512d x = _mm512_loadu_pd(in);
+    if constexpr (SkipNaN)
+      x = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), x, _mm512_set1_pd(Sum ? 0.0 : 1.0));
+    const __m512d h = _mm512_loadu_pd(r.high + j), l = _mm512_loadu_pd(r.low + j);
     __m512d sum, error;
     if constexpr (Sum) {
       sum = _mm512_add_pd(h, x);
@@ -362,35 +451,44 @@ struct compensated_lanes8 {
 // The entry points, one per target.
 TALLY_SIMD_WARNINGS_END
 
-template <class Base>
-struct vector_line<exact_op<Base, float>> {
+template <class Base, bool SkipNaN>
+struct vector_line<exact_op<Base, float, SkipNaN>> {
   static constexpr bool exists = true;
   static constexpr bool sum = std::is_same_v<Base, sum_op>;
   /// Scans a whole contiguous line (either direction) when the CPU has AVX2; false: not done.
   static bool scan(const line_span<float, float>& l) noexcept {
+    double running = 0;
+    return scan(l, running, true);
+  }
+  /// The same from the running value `running` (`fresh`: from the line's first element
+  /// instead), which then holds the line's total. A fresh line starts from the identity
+  /// (-0.0 + x and 1 * x are x, signed zeros and specials included), so its steps start at
+  /// its first element, as a chunk's steps do at the chunk's.
+  static bool scan(const line_span<float, float>& l, double& running, bool fresh) noexcept {
     const simd_variant target = active_target();
     if (target == simd_variant::scalar || l.n == 0 || l.resets) return false;
-    l.out[0] = l.in[0];  // the line starts from its first element
-    const float* in = l.reverse ? l.in - 1 : l.in + 1;
-    float* out = l.reverse ? l.out - 1 : l.out + 1;
+    if (fresh) running = double_lanes<sum>::identity;
     if (target == simd_variant::avx512)
-      l.reverse ? exact_line_avx512<sum, true>(in, out, l.n - 1, l.in[0], l.stream)
-                : exact_line_avx512<sum, false>(in, out, l.n - 1, l.in[0], l.stream);
+      running = l.reverse ? exact_line_avx512<sum, true, SkipNaN>(l.in, l.out, l.n, running, l.stream)
+                          : exact_line_avx512<sum, false, SkipNaN>(l.in, l.out, l.n, running, l.stream);
     else
-      l.reverse ? exact_line_avx2<sum, true>(in, out, l.n - 1, l.in[0], l.stream)
-                : exact_line_avx2<sum, false>(in, out, l.n - 1, l.in[0], l.stream);
+      running = l.reverse ? exact_line_avx2<sum, true, SkipNaN>(l.in, l.out, l.n, running, l.stream)
+                          : exact_line_avx2<sum, false, SkipNaN>(l.in, l.out, l.n, running, l.stream);
     return true;
   }
 };
 
-template <class Base>
-struct vector_rows<exact_op<Base, float>> {
+template <class Base, bool SkipNaN>
+struct vector_rows<exact_op<Base, float, SkipNaN>> {
   static constexpr bool exists = true;
   static constexpr std::size_t max_lines = exact_tile_capacity;
-  static bool scan(const row_tile<float, float>& t) noexcept {
+  static bool scan(const row_tile<float, float>& t) noexcept { return scan(t, nullptr, nullptr); }
+  /// From running values (`starts` null: from each line's first element), handing them on
+  /// (`ends`, if not null).
+  static bool scan(const row_tile<float, float>& t, const double* starts, double* ends) noexcept {
     constexpr bool sum = std::is_same_v<Base, sum_op>;
     return !t.resets && !t.index && t.count <= max_lines &&
-           scan_lane_rows<exact_lanes8<sum, float>, exact_lanes16<sum, float>>(t);
+           scan_lane_rows<exact_lanes8<sum, float, SkipNaN>, exact_lanes16<sum, float, SkipNaN>>(t, starts, ends);
   }
 };
 
@@ -408,14 +506,16 @@ struct vector_rows<arithmetic_op<Base, float, double, false>> {
   }
 };
 
-template <class Base>
-struct vector_rows<exact_op<Base, double>> {
+template <class Base, bool SkipNaN>
+struct vector_rows<exact_op<Base, double, SkipNaN>> {
   static constexpr bool exists = true;
   static constexpr std::size_t max_lines = exact_tile_capacity / 2;
-  static bool scan(const row_tile<double, double>& t) noexcept {
+  static bool scan(const row_tile<double, double>& t) noexcept { return scan(t, nullptr, nullptr); }
+  /// See vector_rows<exact_op<Base, float>>.
+  static bool scan(const row_tile<double, double>& t, const compensated* starts, compensated* ends) noexcept {
     constexpr bool sum = std::is_same_v<Base, sum_op>;
     return !t.resets && !t.index && t.count <= max_lines &&
-           scan_lane_rows<compensated_lanes4<sum>, compensated_lanes8<sum>>(t);
+           scan_lane_rows<compensated_lanes4<sum, SkipNaN>, compensated_lanes8<sum, SkipNaN>>(t, starts, ends);
   }
 };
 #endif
