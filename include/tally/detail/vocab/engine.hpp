@@ -460,17 +460,16 @@ void scan_tile_loops(const Op& op, const layout& l, pointers<Op> p, const std::p
 }
 
 /// The most neighbouring lines one tile task takes: an operator with a vector form for
-/// rows takes wider tiles (whole rows of a matrix where threads allow), since its running
-/// values are small and a row of 16 KiB keeps the memory streams long; the generic loops
-/// then run the tile in pieces of tile_lines.
+/// rows takes wider tiles (whole rows of a matrix, or a thread's share of them in
+/// multiples of 64 lines), since its running values are small and a row of 16 KiB keeps
+/// the memory streams long; the generic loops then run the tile in pieces of tile_lines.
 template <class Op>
 std::size_t tile_width(std::size_t extent, unsigned threads) noexcept {
-  constexpr std::size_t narrow = tile_lines<typename Op::state_type>;
   if constexpr (vector_rows<Op>::exists) {
     const std::size_t per_thread = (extent + threads - 1) / threads;
-    return std::min<std::size_t>(vector_rows<Op>::max_lines, std::max<std::size_t>(narrow, (per_thread + 63) / 64 * 64));
+    return (std::min)(vector_rows<Op>::max_lines, (std::max)(std::size_t{64}, (per_thread + 63) / 64 * 64));
   }
-  return narrow;
+  return tile_lines<typename Op::state_type>;
 }
 
 template <class Op>
@@ -537,12 +536,128 @@ bool scan_tile_rows(const Op& op, const layout& l, pointers<Op> p, const std::pt
   return true;
 }
 
-/// `count` neighbouring lines: the operator's vector form for rows where it applies, else
-/// the generic loops in pieces of tile_lines.
+/// transpose_plane, with the SIMD engine's block transposes (kernel_set::scatter) for
+/// float whose source runs along +1. In strips of 16 source runs: each of a strip's
+/// cache lines is used whole before the next strip starts, where one pass of the block
+/// transposes over all runs would come back to every line once per block, after runs a
+/// power of two apart (16 KiB, as in a 4096 x 4096 matrix) had evicted it from their few
+/// cache sets.
+template <class T>
+void transpose_plane_simd(const T* src, std::size_t na, std::size_t nb, std::ptrdiff_t sa, std::ptrdiff_t sb, T* dst,
+                          std::ptrdiff_t da) noexcept {
+  if constexpr (std::is_same_v<T, float>) {
+    if (sa == 1 && sb > 0) {
+      // scatter's tile: element (j, i) at src[j * sb + i]; its output element (j, i) at dst[j + i * da].
+      constexpr std::size_t strip = 16;
+      for (std::size_t j = 0; j < nb; j += strip)
+        select_kernels<sum_op, T>().scatter(src + static_cast<std::ptrdiff_t>(j) * sb, (std::min)(strip, nb - j), na,
+                                            static_cast<std::size_t>(sb), dst + j, 1, da, false);
+      return;
+    }
+  }
+  transpose_plane(src, na, nb, sa, sb, dst, da);
+}
+
+/// A gathered tile's shape: at most gathered_lines lines, chunks of gathered_depth rows
+/// (64 KiB of float in the buffer, which stays in L2).
+inline constexpr std::size_t gathered_lines = 256, gathered_depth = 64;
+
+/// Whether a tile's rows run along memory in exactly one of input and output (a transposed
+/// view) and its axis runs along memory in the other: the gathered tile below.
+template <class Op>
+bool gathered_layout(const layout& l, const std::ptrdiff_t* step) noexcept {
+  if constexpr (!resumable_rows<Op>) {
+    (void)l, (void)step;
+    return false;
+  } else {
+    if (l.has_index || l.has_resets || l.length == 0) return false;
+    return (step[in_slot] != 1 && step[out_slot] == 1 && magnitude(l.axis[in_slot]) == 1) ||
+           (step[in_slot] == 1 && step[out_slot] != 1 && magnitude(l.axis[out_slot]) == 1);
+  }
+}
+
+/// A tile of at most gathered_lines lines whose rows run along memory in only one of input
+/// and output (gathered_layout): chunks of gathered_depth rows go through a buffer,
+/// transposed on the way in (the input's lines gathered into rows) or on the way out, and
+/// the row form runs between the buffer and the other operand, each chunk resuming from
+/// the last one's running values (resumable row forms). Returns false where it could not
+/// run (no memory); the generic loops then write every output again.
+template <class Op>
+bool scan_tile_gathered(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff_t* step, std::size_t count) {
+  if constexpr (!resumable_rows<Op>) {
+    (void)op, (void)l, (void)p, (void)step, (void)count;
+    return false;
+  } else {
+    using In = typename Op::in_type;
+    using Out = typename Op::out_type;
+    using S = typename Op::state_type;
+    const bool stage_in = step[in_slot] != 1;
+    std::unique_ptr<In[]> in_buffer(stage_in ? new (std::nothrow) In[gathered_depth * count] : nullptr);
+    std::unique_ptr<Out[]> out_buffer(stage_in ? nullptr : new (std::nothrow) Out[(gathered_depth + 1) * count]);
+    std::unique_ptr<S[]> running(new (std::nothrow) S[2 * count]);
+    if ((stage_in ? !in_buffer : !out_buffer) || !running) return false;
+    const auto row_count = static_cast<std::ptrdiff_t>(count);
+    std::ptrdiff_t chunk_step[slot_count] = {1, 1, 0, 0, 1, 1};
+    for (std::size_t k0 = 0, chunk = 0; k0 < l.length; k0 += gathered_depth, ++chunk) {
+      const std::size_t rows = (std::min)(gathered_depth, l.length - k0);
+      const bool first = k0 == 0, initial = l.include_initial && first;
+      // This chunk's first output row: row k0, one further after include_initial's row.
+      const std::ptrdiff_t out_row = static_cast<std::ptrdiff_t>(k0) + (l.include_initial && !first ? 1 : 0);
+      layout c = l;
+      c.length = rows;
+      c.include_initial = initial;
+      pointers<Op> q;
+      q.starts = first ? p.starts : running.get() + (chunk + 1) % 2 * count;
+      q.ends = running.get() + chunk % 2 * count;
+      chunk_step[starts_slot] = first && p.starts ? step[starts_slot] : 1;
+      if (stage_in) {
+        const In* rows_in = p.in + static_cast<std::ptrdiff_t>(k0) * l.axis[in_slot];
+        if (l.axis[in_slot] == 1)
+          transpose_plane_simd(rows_in, rows, count, 1, step[in_slot], in_buffer.get(), row_count);
+        else
+          transpose_plane(rows_in, rows, count, l.axis[in_slot], step[in_slot], in_buffer.get(), row_count);
+        q.in = in_buffer.get();
+        c.axis[in_slot] = row_count;
+        q.out = p.out + out_row * l.axis[out_slot];
+      } else {
+        q.in = p.in + static_cast<std::ptrdiff_t>(k0) * l.axis[in_slot];
+        q.out = out_buffer.get();
+        c.axis[out_slot] = row_count;
+        c.stream = false;
+      }
+      if (!scan_tile_rows(op, c, q, chunk_step, count)) return false;
+      if (!stage_in) {  // buffer row r, lane j -> out[j * step + (out_row + r) * axis]
+        const std::size_t written = rows + (initial ? 1 : 0);
+        Out* to = p.out + out_row * l.axis[out_slot];
+        const auto last = static_cast<std::ptrdiff_t>(written - 1);
+        if (l.axis[out_slot] == 1)
+          transpose_plane_simd(out_buffer.get(), count, written, 1, row_count, to, step[out_slot]);
+        else  // rows going down in memory: the plane from its lowest address, rows reversed
+          transpose_plane(out_buffer.get() + last * row_count, count, written, 1, -row_count, to - last, step[out_slot]);
+      }
+    }
+    const S* ends = running.get() + (l.length - 1) / gathered_depth % 2 * count;
+    for (std::size_t j = 0; p.ends && j < count; ++j) p.ends[static_cast<std::ptrdiff_t>(j) * step[ends_slot]] = ends[j];
+    return true;
+  }
+}
+
+/// `count` neighbouring lines: the operator's vector form for rows where it applies (as
+/// they are, or through gathered chunks), else the generic loops in pieces of tile_lines.
 template <class Op>
 void scan_tile(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff_t* step, std::size_t count) {
-  if constexpr (vector_rows<Op>::exists)
+  if constexpr (vector_rows<Op>::exists) {
     if (scan_tile_rows(op, l, p, step, count)) return;
+    if (gathered_layout<Op>(l, step)) {
+      bool done = true;
+      for (std::size_t first = 0; first < count && done; first += gathered_lines) {
+        std::ptrdiff_t offset[slot_count];
+        for (int s = 0; s < slot_count; ++s) offset[s] = static_cast<std::ptrdiff_t>(first) * step[s];
+        done = scan_tile_gathered(op, l, moved(p, offset), step, (std::min)(gathered_lines, count - first));
+      }
+      if (done) return;
+    }
+  }
   constexpr std::size_t narrow = tile_lines<typename Op::state_type>;
   for (std::size_t first = 0; first < count; first += narrow) {
     std::ptrdiff_t offset[slot_count];
@@ -570,17 +685,16 @@ std::size_t tile_dim_of(const layout& l) noexcept {
           (tile_dim == l.outer_rank || magnitude(l.strides[in_slot][d]) < magnitude(l.strides[in_slot][tile_dim])))
         tile_dim = d;
   }
+  if constexpr (resumable_rows<Op>) {
+    // The axis along the input's memory but not the output's (a transposed view into a
+    // packed output, say): tiles across the output's contiguous dimension, gathered
+    // (scan_tile_gathered) instead of lines that write one element per cache line.
+    if (tile_dim == l.outer_rank && !l.has_index && !l.has_resets && l.length > 0 &&
+        magnitude(l.axis[in_slot]) == 1 && l.axis[out_slot] != l.axis[in_slot])
+      for (std::size_t d = 0; d < l.outer_rank; ++d)
+        if (l.strides[out_slot][d] == 1) tile_dim = d;
+  }
   return tile_dim;
-}
-
-/// Whether the operator's vector forms would take this layout: its lines along memory in
-/// both input and output (a line form), or its tiles' rows (a row form). Indices and resets
-/// are left out (the forms have their own conditions for them).
-template <class Op>
-bool vector_layout(const layout& l) noexcept {
-  const std::size_t d = tile_dim_of<Op>(l);
-  if (d < l.outer_rank) return vector_rows<Op>::exists && l.strides[in_slot][d] == 1 && l.strides[out_slot][d] == 1;
-  return vector_line<Op>::exists && magnitude(l.axis[in_slot]) == 1 && l.axis[out_slot] == l.axis[in_slot];
 }
 
 /// Runs a checked scan whose operands do not overlap (except exactly in place).
@@ -637,31 +751,6 @@ void run(const Op& op, layout l, pointers<Op> p, const executor& exec) {
   parallel_ranges(exec, tasks, parts, job);
 }
 
-/// transpose_plane, with the SIMD engine's block transposes (kernel_set::scatter) for
-/// 4-byte elements whose source runs along +1: a 4096 x 4096 float matrix seen transposed
-/// is copied in ... ms, against ... ms in scalar 8 x 8 tiles (memcpy ... ms).
-template <class T>
-void transpose_plane_simd(const T* src, std::size_t na, std::size_t nb, std::ptrdiff_t sa, std::ptrdiff_t sb, T* dst,
-                          std::ptrdiff_t da) noexcept {
-  if constexpr (std::is_same_v<T, float>) {
-    // scatter's tile: element (j, i) at src[j * sb + i]; its output element (j, i) at dst[j + i * da].
-    if (sa == 1 && sb > 0)
-      return select_kernels<sum_op, T>().scatter(src, nb, na, static_cast<std::size_t>(sb), dst, 1, da, false);
-  }
-  transpose_plane(src, na, nb, sa, sb, dst, da);
-}
-
-/// Whether a layout (size-1 strides zeroed) is packed row-major: the last dimension
-/// contiguous, each one before it the product of the extents after it.
-inline bool is_row_major(const strided_layout& v) noexcept {
-  std::ptrdiff_t step = 1;
-  for (std::size_t d = v.rank; d-- > 0;) {
-    if (v.extents[d] != 1 && v.strides[d] != step) return false;
-    step *= static_cast<std::ptrdiff_t>(v.extents[d]);
-  }
-  return true;
-}
-
 /// A view's data, layout (size-1 strides zeroed) and element size.
 template <class T>
 placed_layout place(const T* data, const strided_layout& layout) noexcept {
@@ -700,38 +789,25 @@ void scan(const Op& op, op_traits traits, const typename Op::in_type* in, const 
   };
   std::unique_ptr<In[]> staged_in;
   std::unique_ptr<std::uint8_t[]> staged_resets;
-  const auto stage = [&](auto& holder, auto*& data, placed_layout& view, const char* name, const char* why) {
+  const auto stage = [&](auto& holder, auto*& data, placed_layout& view, const char* name) {
     holder = packed_copy(data, view.layout);
     if (!holder)
-      throw error(status(status_code::out_of_memory, "%s: cannot allocate the %llu-element copy of the %s, %s",
-                         traits.name, ull(view.layout.count()), name, why));
+      throw error(status(status_code::out_of_memory,
+                         "%s: cannot allocate the %llu-element copy of the %s, which overlaps an output", traits.name,
+                         ull(view.layout.count()), name));
     data = holder.get();
   };
   // Staging changes only where the data lives (packed), not its shape: recheck to get
   // the new strides.
   bool restaged = false;
   if (!in_layout.empty() && overlaps_an_output(p.in, true)) {
-    stage(staged_in, in, p.in, "input", "which overlaps an output");
+    stage(staged_in, in, p.in, "input");
     p.in = place(in, strided_layout::packed(in_layout.rank, in_layout.extents));
     restaged = true;
   }
   if (resets && overlaps_an_output(p.resets, false)) {
-    stage(staged_resets, resets, p.resets, "resets", "which overlaps an output");
+    stage(staged_resets, resets, p.resets, "resets");
     p.resets = place(resets, strided_layout::packed(resets_layout.rank, resets_layout.extents));
-    restaged = true;
-  }
-  // An input laid out so that the operator's vector forms cannot take it while a packed
-  // (row-major) output could: copied packed first. One more pass over memory, and the scan
-  // then runs at vector speed (exact float32 sums across 4096 x 4096 seen transposed, std::vector
-  // buffers on a Zen 3 host without AVX-512: 128 ms one line at a time, ... ms staged; memcpy ... ms).
-  if (!restaged && !in_layout.empty() && !index && !resets && !vector_layout<Op>(l) &&
-      is_row_major(p.out.layout)) {
-    staged_in = packed_copy(in, p.in.layout, &transpose_plane_simd<In>);
-    if (!staged_in)
-      throw error(status(status_code::out_of_memory, "%s: cannot allocate the %llu-element packed copy of the input",
-                         traits.name, ull(p.in.layout.count())));
-    in = staged_in.get();
-    p.in = place(in, strided_layout::packed(in_layout.rank, in_layout.extents));
     restaged = true;
   }
   if (restaged)
