@@ -459,17 +459,17 @@ void scan_tile_loops(const Op& op, const layout& l, pointers<Op> p, const std::p
     for (std::size_t j = 0; j < count; ++j) *at(p.ends, ends_slot, j) = s[j];
 }
 
-/// The most neighbouring lines one tile task takes: an operator with a vector form for
-/// rows takes wider tiles (whole rows of a matrix, or a thread's share of them in
-/// multiples of 64 lines), since its running values are small and a row of 16 KiB keeps
-/// the memory streams long; the generic loops then run the tile in pieces of tile_lines.
+/// The most neighbouring lines one tile task takes: a thread's share of the tile's extent
+/// in multiples of 64 lines, at most the widest tile of the operator. One with a vector
+/// form for rows takes wider tiles (whole rows of a matrix), since its running values are
+/// small and a row of 16 KiB keeps the memory streams long; the generic loops take
+/// tile_lines and run a wider tile in pieces of that.
 template <class Op>
 std::size_t tile_width(std::size_t extent, unsigned threads) noexcept {
-  if constexpr (vector_rows<Op>::exists) {
-    const std::size_t per_thread = (extent + threads - 1) / threads;
-    return (std::min)(vector_rows<Op>::max_lines, (std::max)(std::size_t{64}, (per_thread + 63) / 64 * 64));
-  }
-  return tile_lines<typename Op::state_type>;
+  std::size_t widest = tile_lines<typename Op::state_type>;
+  if constexpr (vector_rows<Op>::exists) widest = vector_rows<Op>::max_lines;
+  const std::size_t per_thread = (extent + threads - 1) / threads;
+  return (std::min)(widest, (std::max)(std::size_t{64}, (per_thread + 63) / 64 * 64));
 }
 
 template <class Op>
