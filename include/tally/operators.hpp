@@ -6,6 +6,7 @@
 
 #include "data_type.hpp"
 #include "detail/dispatch/element_type.hpp"
+#include "detail/precompiled.hpp"
 #include "detail/run/run_scan.hpp"
 #include "detail/validate/descriptor.hpp"
 #include "parallel.hpp"

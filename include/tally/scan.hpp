@@ -10,6 +10,7 @@
 #include "data_type.hpp"
 #include "detail/ops/arithmetic.hpp"
 #include "detail/ops/exact_sum.hpp"
+#include "detail/precompiled.hpp"
 #include "detail/run/run_scan.hpp"
 #include "detail/validate/typed.hpp"
 #include "detail/vocab/front.hpp"
