@@ -512,13 +512,13 @@ int main(int argc, char** argv) {
     double values[case_count];
     for (const variant_rows& r : variants) {
       for (int c = 0; c < case_count; ++c) values[c] = r.cases[c].one;
-      print_row(type_names[t], "tally, " + r.name, values, nullptr, t);
+      print_row(type_names[t], "tally, " + r.name + ", `scan_accuracy::fast`", values, nullptr, t);
     }
     for (int c = 0; c < case_count; ++c) values[c] = variants[0].cases[c].two;
-    print_row(type_names[t], "tally, " + variants[0].name + ", threads = 2", values, nullptr, t);
+    print_row(type_names[t], "tally, " + variants[0].name + ", `scan_accuracy::fast`, threads = 2", values, nullptr, t);
     for (const variant_rows& r : variants) {
       for (int c = 0; c < case_count; ++c) values[c] = r.cases[c].exact;
-      print_row(type_names[t], "tally, " + r.name + ", `scan_accuracy::exact`", values, nullptr, t);
+      print_row(type_names[t], "tally, " + r.name + ", `scan_accuracy::exact` (the default)", values, nullptr, t);
     }
     for (const peer_row& p : peers)
       if (std::any_of(p.present + t * family_count, p.present + (t + 1) * family_count, [](bool b) { return b; }))

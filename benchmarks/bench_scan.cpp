@@ -378,9 +378,13 @@ std::string check_against_reference(const shape& s, bool product, const T* in, c
 template <class T>
 using run_fn = std::function<void(const T* in, T* out)>;
 
+/// tally's typed layer. The case table's and the sweep's "tally" rows run the fast mode
+/// (the SIMD engine's kernels, issue 10's targets); their "exact" rows the exact mode,
+/// the default for float32 and float64 (issue 13), whose cost they show.
 template <class T>
-run_fn<T> tally_fn(const shape& s, bool product, unsigned threads) {
-  return [s, product, threads](const T* in, T* out) {
+run_fn<T> tally_fn(const shape& s, bool product, unsigned threads,
+                   tally::scan_accuracy accuracy = tally::scan_accuracy::fast) {
+  return [s, product, threads, accuracy](const T* in, T* out) {
     const std::vector<std::ptrdiff_t> is = s.input_strides();
     tally::tensor_view<const T> vin(in, s.sizes.size(), s.sizes.data(), is.data());
     tally::tensor_view<T> vout(out, s.sizes.size(), s.sizes.data());
@@ -388,6 +392,7 @@ run_fn<T> tally_fn(const shape& s, bool product, unsigned threads) {
     options.direction = s.reverse ? tally::axis_direction::decreasing : tally::axis_direction::increasing;
     options.exclusive = s.exclusive;
     options.threads = threads;
+    options.accuracy = accuracy;
     if (product)
       tally::cumprod(vin, vout, s.axis, options);
     else
@@ -589,11 +594,19 @@ void add(const std::string& case_id, const std::string& impl, const shape& s, bo
   })->UseRealTime()->Unit(opt.unit);
 }
 
+/// The exact mode's row of a float32 or float64 case ("exact"); none for other types.
+template <class T>
+void add_exact(const std::string& id, const shape& s, bool product) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+    add<T>(id, "exact", s, product, buffer_kind::vector, tally_fn<T>(s, product, 1, tally::scan_accuracy::exact));
+}
+
 /// A B-case on std::vector buffers: tally, memcpy, the plain loop (where one exists) and
 /// the naive loop; the caller adds the other peers.
 template <class T>
 void add_core(const std::string& id, const shape& s, bool product) {
   add<T>(id, "tally", s, product, buffer_kind::vector, tally_fn<T>(s, product, 1));
+  add_exact<T>(id, s, product);
   add<T>(id, "memcpy", s, product, buffer_kind::vector, memcpy_fn<T>(s), {false});
   if (run_fn<T> plain = plain_fn<T>(s, product)) add<T>(id, "plain", s, product, buffer_kind::vector, plain);
   add<T>(id, "naive", s, product, buffer_kind::vector, naive_fn<T>(s, product));
@@ -625,6 +638,7 @@ std::string count_label(std::size_t n) {
 template <class T>
 void add_sweep(const std::string& id, const shape& s) {
   add<T>(id, "tally", s, false, buffer_kind::vector, tally_fn<T>(s, false, 1));
+  add_exact<T>(id, s, false);
   add<T>(id, "memcpy", s, false, buffer_kind::vector, memcpy_fn<T>(s), {false});
   add<T>(id, "plain", s, false, buffer_kind::vector, plain_fn<T>(s, false));
 }

@@ -159,6 +159,7 @@ def evaluate(times, offsets):
                    "tally": tally, "memcpy": memcpy, "ratio": tally / memcpy if memcpy else None,
                    "offsets": offset_text(offsets, rid, tally_name),
                    "peers": {p: times[(rid, p)] for p, _ in PEERS if (rid, p) in times},
+                   "exact": times.get((rid, "exact")),
                    "kind": kind, "value": value}
             if not suffix:  # issue 10: a user's buffer within 1.1x of an aligned one
                 aligned = times.get((rid + ALIGNED, tally_name))
@@ -202,8 +203,10 @@ def markdown(rows):
     lines = ["Median real time, ms; 'in/out % 64': where tally's buffers start (address modulo 64; "
              "std::vector rows: what malloc gave, @aligned rows: 0/0); 'x peer' = peer time / tally "
              "time (> 1: tally is faster; peers run on std::vector buffers only); 'vector / aligned' = "
-             f"tally on std::vector / tally on aligned buffers (target <= {ALIGNMENT_TARGET:g}).", ""]
-    head = ["id", "case", "in/out % 64", "tally ms", "memcpy ms", "tally / memcpy"] + \
+             f"tally on std::vector / tally on aligned buffers (target <= {ALIGNMENT_TARGET:g}). 'tally' is "
+             "the fast mode (scan_accuracy::fast), whose kernels the targets are for; 'exact / memcpy' is the "
+             "exact mode (the default for float32 and float64) on the same buffers.", ""]
+    head = ["id", "case", "in/out % 64", "tally ms", "memcpy ms", "tally / memcpy", "exact / memcpy"] + \
            [f"x {name}" for _, name in PEERS] + ["target", "measured", "result", "vector / aligned", "beats peers"]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "|".join("---" for _ in head) + "|")
@@ -217,8 +220,9 @@ def markdown(rows):
             beats = "-"
         va = r.get("vs_aligned")
         va_text = "-" if va is None else f"{va:.2f} {verdict(va <= ALIGNMENT_TARGET)}"
-        cells = [r["id"], r["label"], r["offsets"], fmt(r["tally"]), fmt(r["memcpy"]), fmt(r["ratio"], ".2f")] + \
-            peers + [r["target_text"], measured, verdict(r["ok"]), va_text, beats]
+        exact = r["exact"] / r["memcpy"] if r["exact"] and r["memcpy"] else None
+        cells = [r["id"], r["label"], r["offsets"], fmt(r["tally"]), fmt(r["memcpy"]), fmt(r["ratio"], ".2f"),
+                 fmt(exact, ".2f")] + peers + [r["target_text"], measured, verdict(r["ok"]), va_text, beats]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -263,12 +267,13 @@ def sweep_rows(times, offsets):
             other = SWEEP_N // length
             shape = f"[{count_text(other)}, {value}]" if axis == 1 else f"[{value}, {count_text(other)}]"
             series = f"{TYPE_NAMES.get(dtype, dtype)} axis {axis}"
-        tally, memcpy, plain = (times.get((case, i)) for i in ("tally", "memcpy", "plain"))
+        tally, memcpy, plain, exact = (times.get((case, i)) for i in ("tally", "memcpy", "plain", "exact"))
         r = {"id": case, "dtype": dtype, "axis": axis, "narrow": what == "w", "length": length,
              "width": int(value) if what == "w" else 0,
              "series": series, "shape": shape, "offsets": offset_text(offsets, case),
              "tally": tally, "memcpy": memcpy, "plain": plain,
              "ratio": tally / memcpy if memcpy else None,
+             "exact_ratio": exact / memcpy if exact and memcpy else None,
              "vs_plain": tally / plain if plain else None,
              "plain_ratio": plain / memcpy if plain and memcpy else None}
         r["ok_memcpy"] = r["ratio"] is not None and r["ratio"] <= SWEEP_MEMCPY_TARGET
@@ -283,9 +288,10 @@ def sweep_markdown(rows):
     lines = [f"16M elements in every row (int8: 16 MiB, float16: 32 MiB, 32-bit types: 64 MiB per "
              f"buffer), std::vector buffers, 1 thread; L = the scan length (axis 1: elements per line, "
              f"axis 0: rows). Median real time, ms. Target: tally <= {SWEEP_MEMCPY_TARGET:g}x memcpy "
-             "and faster than the plain loop (tally / plain < 1).", ""]
+             "and faster than the plain loop (tally / plain < 1), for the fast mode ('tally'); 'exact / "
+             "memcpy' is the exact mode, the float32 default.", ""]
     head = ["series", "shape", "L", "in/out % 64", "tally ms", "memcpy ms", "plain ms",
-            "tally / memcpy", "tally / plain", "plain / memcpy", "result"]
+            "tally / memcpy", "exact / memcpy", "tally / plain", "plain / memcpy", "result"]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "|".join("---" for _ in head) + "|")
     for r in rows:
@@ -296,7 +302,8 @@ def sweep_markdown(rows):
             misses.append("plain")
         result = "PASS" if not misses else "**MISS** (" + ", ".join(misses) + ")"
         cells = [r["series"], r["shape"], count_text(r["length"]), r["offsets"], fmt(r["tally"]), fmt(r["memcpy"]),
-                 fmt(r["plain"]), fmt(r["ratio"], ".2f"), fmt(r["vs_plain"], ".2f"), fmt(r["plain_ratio"], ".2f"),
+                 fmt(r["plain"]), fmt(r["ratio"], ".2f"), fmt(r["exact_ratio"], ".2f"), fmt(r["vs_plain"], ".2f"),
+                 fmt(r["plain_ratio"], ".2f"),
                  result]
         lines.append("| " + " | ".join(cells) + " |")
     passed = sum(1 for r in rows if r["ok_memcpy"] and r["ok_plain"])
