@@ -57,6 +57,7 @@ void execute_checked(const scan_request& r, const void* input, void* output,
                     executor::from(options));
   });
 }
+TALLY_DECLARE_SEPARATE(TALLY_DESCRIPTOR_INSTANCES)
 
 template <class Op, class Desc>
 status execute_operator(const Desc& desc, const char* name, const void* input, void* output,

@@ -207,4 +207,6 @@ void cumprod(tensor_view<T> in, tensor_view<U> out, int axis, scan_options optio
 /// Elements per float block: chunk lengths that are multiples of it reproduce one call bitwise.
 inline constexpr std::size_t scan_block_elements = detail::block_elements;
 
+TALLY_DECLARE_SEPARATE(TALLY_TYPED_INSTANCES)
+
 TALLY_END_NAMESPACE

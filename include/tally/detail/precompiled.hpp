@@ -1,14 +1,21 @@
-// The kernels a program may compile once instead of in every translation unit that calls
-// them: the SIMD engine for each element type (sums and products, both front doors) and
-// the exact mode's float32 / float64 engine (cumsum, cumprod, nancumsum, nancumprod).
+// What a program may compile once instead of in every translation unit that calls it:
+// the public entry points of the built-in sums and products (the typed layer's cumsum and
+// cumprod of one element type, plain and chunked; the descriptor layer's dispatch) and
+// the engines below them (the SIMD engine for every element type, the exact mode's
+// float32 / float64 engine, also behind nancumsum and nancumprod).
 //
-// They are what a call of tally costs to compile: each instantiation brings every SIMD
-// target's kernels for every kernel shape (about 2 s of GCC -O2 per element type and
-// operator). With TALLY_SEPARATE_KERNELS defined, every translation unit sees them as
-// explicit instantiation declarations (`extern template`) and compiles none of them; one
+// They are what a call of tally costs to compile: each brings every SIMD target's kernels
+// for every kernel shape (several seconds of GCC -O2 per element type and operator). With
+// TALLY_SEPARATE_KERNELS defined, every translation unit sees them as explicit
+// instantiation declarations (`extern template`) and compiles none of them; one
 // translation unit of the program includes <tally/compiled_kernels.hpp>, which holds the
 // explicit instantiation definitions. Other operators and element types (cummax, a user
 // operator, widening sums, complex...) are compiled where they are called, as always.
+//
+// Each list is a macro of HOW (EXTERN: `extern template`, DEFINE: `template`), expanded where its
+// templates are declared (the declarations must come before any use): the engines here,
+// TALLY_DESCRIPTOR_INSTANCES in operators.hpp's namespace detail, TALLY_TYPED_INSTANCES at
+// the end of scan.hpp in namespace tally.
 #pragma once
 
 #include <cstdint>
@@ -17,21 +24,6 @@
 #include "ops/exact_sum.hpp"
 #include "run/run_scan.hpp"
 #include "vocab/engine.hpp"
-
-// X(Op, T) for every operator and element type of the SIMD engine.
-#define TALLY_FOR_EACH_SIMD_ENGINE_TYPE(X)                                                  \
-  X(sum_op, float) X(sum_op, double) X(sum_op, ::tally::half) X(sum_op, std::int8_t)        \
-  X(sum_op, std::uint8_t) X(sum_op, std::int16_t) X(sum_op, std::uint16_t)                 \
-  X(sum_op, std::int32_t) X(sum_op, std::uint32_t) X(sum_op, std::int64_t)                 \
-  X(sum_op, std::uint64_t) X(product_op, float) X(product_op, double)                      \
-  X(product_op, ::tally::half) X(product_op, std::int8_t) X(product_op, std::uint8_t)      \
-  X(product_op, std::int16_t) X(product_op, std::uint16_t) X(product_op, std::int32_t)     \
-  X(product_op, std::uint32_t) X(product_op, std::int64_t) X(product_op, std::uint64_t)
-
-// X(Op) for every operator of the exact mode (the vocabulary engine's exact_op).
-#define TALLY_FOR_EACH_EXACT_OP(X)                                                           \
-  X(exact_sum_f32) X(exact_sum_f64) X(exact_product_f32) X(exact_product_f64)                \
-  X(exact_nansum_f32) X(exact_nansum_f64) X(exact_nanproduct_f32) X(exact_nanproduct_f64)
 
 TALLY_BEGIN_NAMESPACE
 namespace detail {
@@ -48,13 +40,21 @@ using exact_nanproduct_f64 = exact_op<product_op, double, true>;
 }  // namespace detail
 TALLY_END_NAMESPACE
 
-// The declarations (PREFIX `extern template`) or definitions (PREFIX `template`).
-#define TALLY_SIMD_ENGINE_INSTANCE(PREFIX, Op, T)                                               \
-  PREFIX void ::tally::detail::run_scan<::tally::detail::Op, T>(                                \
+#define TALLY_PREFIX_EXTERN extern template
+#define TALLY_PREFIX_DEFINE template
+
+// X(T) for every element type of the SIMD engine and of the typed cumsum / cumprod.
+#define TALLY_FOR_EACH_ELEMENT_TYPE(X)                                                     \
+  X(float) X(double) X(::tally::half) X(std::int8_t) X(std::uint8_t) X(std::int16_t)       \
+  X(std::uint16_t) X(std::int32_t) X(std::uint32_t) X(std::int64_t) X(std::uint64_t)
+
+// The engines (at global scope): run_scan<Op, T>, and vocab::scan of each exact_op.
+#define TALLY_SIMD_ENGINE_INSTANCE(HOW, Op, T)                                                  \
+  TALLY_PREFIX_##HOW void ::tally::detail::run_scan<::tally::detail::Op, T>(                    \
       const ::tally::detail::scan_request&, const T*, T*, const ::tally::detail::carry_t<T>*,  \
       ::tally::detail::carry_t<T>*, const ::tally::detail::executor&) noexcept;
-#define TALLY_EXACT_INSTANCE(PREFIX, Op)                                                          \
-  PREFIX void ::tally::detail::vocab::scan<::tally::detail::Op>(                                  \
+#define TALLY_EXACT_INSTANCE(HOW, Op)                                                             \
+  TALLY_PREFIX_##HOW void ::tally::detail::vocab::scan<::tally::detail::Op>(                      \
       const ::tally::detail::Op&, ::tally::detail::vocab::op_traits,                              \
       const ::tally::detail::Op::in_type*, const ::tally::detail::strided_layout&,                \
       ::tally::detail::Op::out_type*, const ::tally::detail::strided_layout&, std::int64_t*,      \
@@ -62,12 +62,41 @@ TALLY_END_NAMESPACE
       const ::tally::detail::strided_layout&, int, const ::tally::scan_options&,                  \
       ::tally::detail::vocab::operand<const ::tally::detail::Op::state_type>,                     \
       ::tally::detail::vocab::operand<::tally::detail::Op::state_type>);
+#define TALLY_ENGINE_INSTANCES_OF_TYPE_EXTERN(T) \
+  TALLY_SIMD_ENGINE_INSTANCE(EXTERN, sum_op, T) TALLY_SIMD_ENGINE_INSTANCE(EXTERN, product_op, T)
+#define TALLY_ENGINE_INSTANCES_OF_TYPE_DEFINE(T) \
+  TALLY_SIMD_ENGINE_INSTANCE(DEFINE, sum_op, T) TALLY_SIMD_ENGINE_INSTANCE(DEFINE, product_op, T)
+#define TALLY_ENGINE_INSTANCES(HOW)                                                         \
+  TALLY_FOR_EACH_ELEMENT_TYPE(TALLY_ENGINE_INSTANCES_OF_TYPE_##HOW)                         \
+  TALLY_EXACT_INSTANCE(HOW, exact_sum_f32) TALLY_EXACT_INSTANCE(HOW, exact_sum_f64)         \
+  TALLY_EXACT_INSTANCE(HOW, exact_product_f32) TALLY_EXACT_INSTANCE(HOW, exact_product_f64) \
+  TALLY_EXACT_INSTANCE(HOW, exact_nansum_f32) TALLY_EXACT_INSTANCE(HOW, exact_nansum_f64)   \
+  TALLY_EXACT_INSTANCE(HOW, exact_nanproduct_f32) TALLY_EXACT_INSTANCE(HOW, exact_nanproduct_f64)
 
+// The descriptor layer's dispatch over element types (in namespace tally::detail).
+#define TALLY_DESCRIPTOR_INSTANCES(HOW)                                                               \
+  TALLY_PREFIX_##HOW void execute_checked<sum_op>(const scan_request&, const void*, void*,            \
+                                                  const execution_options&) noexcept;                 \
+  TALLY_PREFIX_##HOW void execute_checked<product_op>(const scan_request&, const void*, void*,        \
+                                                      const execution_options&) noexcept;
+
+// The typed layer's cumsum / cumprod of T into T, plain and chunked (in namespace tally).
+#define TALLY_TYPED_INSTANCE(HOW, T)                                                                   \
+  TALLY_PREFIX_##HOW void cumsum<T, T>(tensor_view<const T>, tensor_view<T>, int, scan_options);      \
+  TALLY_PREFIX_##HOW void cumprod<T, T>(tensor_view<const T>, tensor_view<T>, int, scan_options);     \
+  TALLY_PREFIX_##HOW void cumsum<T>(tensor_view<const T>, tensor_view<T>, int, scan_options,          \
+                                    tensor_view<const carry_type<T>>, tensor_view<carry_type<T>>);    \
+  TALLY_PREFIX_##HOW void cumprod<T>(tensor_view<const T>, tensor_view<T>, int, scan_options,         \
+                                     tensor_view<const carry_type<T>>, tensor_view<carry_type<T>>);
+#define TALLY_TYPED_INSTANCE_EXTERN(T) TALLY_TYPED_INSTANCE(EXTERN, T)
+#define TALLY_TYPED_INSTANCE_DEFINE(T) TALLY_TYPED_INSTANCE(DEFINE, T)
+#define TALLY_TYPED_INSTANCES(HOW) TALLY_FOR_EACH_ELEMENT_TYPE(TALLY_TYPED_INSTANCE_##HOW)
+
+// LIST(EXTERN) where the program compiles the kernels separately, else nothing.
 #if defined(TALLY_SEPARATE_KERNELS)
-#define TALLY_DECLARE_SIMD_ENGINE(Op, T) TALLY_SIMD_ENGINE_INSTANCE(extern template, Op, T)
-#define TALLY_DECLARE_EXACT(Op) TALLY_EXACT_INSTANCE(extern template, Op)
-TALLY_FOR_EACH_SIMD_ENGINE_TYPE(TALLY_DECLARE_SIMD_ENGINE)
-TALLY_FOR_EACH_EXACT_OP(TALLY_DECLARE_EXACT)
-#undef TALLY_DECLARE_SIMD_ENGINE
-#undef TALLY_DECLARE_EXACT
+#define TALLY_DECLARE_SEPARATE(LIST) LIST(EXTERN)
+#else
+#define TALLY_DECLARE_SEPARATE(LIST)
 #endif
+
+TALLY_DECLARE_SEPARATE(TALLY_ENGINE_INSTANCES)
