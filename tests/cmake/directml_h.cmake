@@ -23,13 +23,13 @@ set(TALLY_DIRECTML_TARGET_VERSIONS 0x1000 0x2100 0x3100 0x6400 CACHE STRING "DML
 
 # tally's own declarations do not depend on the version: compiled once.
 add_library(tally_directml_declarations OBJECT ${CMAKE_CURRENT_SOURCE_DIR}/directml/tally_declarations.cpp)
-target_link_libraries(tally_directml_declarations PRIVATE tally::tally tally_warnings)
+target_link_libraries(tally_directml_declarations PRIVATE tally::tally tally_warnings tally_test_kernels)
 
 foreach(version IN LISTS TALLY_DIRECTML_TARGET_VERSIONS)
   set(target test_directml_h_${version})
   add_executable(${target} ${CMAKE_CURRENT_SOURCE_DIR}/directml/real_header.cpp
                            $<TARGET_OBJECTS:tally_directml_declarations>)
-  target_link_libraries(${target} PRIVATE tally::tally tally_warnings tally_test_main)
+  target_link_libraries(${target} PRIVATE tally::tally tally_warnings tally_test_main tally_test_kernels)
   # Not DML_TARGET_VERSION itself: tally_declarations.cpp must not see one.
   target_compile_definitions(${target} PRIVATE TALLY_TEST_DML_TARGET_VERSION=${version})
   # SYSTEM: the project's warnings are for tally, not for Microsoft's header.
