@@ -403,7 +403,7 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   using A = acc_t<T>;
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
-  if constexpr (has_lane_ops<V>) {
+  if constexpr (has_lane_ops<V> && !sequential_order_v<Op, T>) {  // (products of floats: ops.hpp)
     const auto packed = static_cast<std::ptrdiff_t>(width);
     if (width <= W && in_row_stride == packed && out_row_stride == packed && rows * width >= W)
       return scan_narrow_columns<Op, T>(in, out, width, rows, acc, exclusive, starts_are_carries, stream);

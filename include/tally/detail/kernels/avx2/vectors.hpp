@@ -20,6 +20,36 @@ namespace avx2 {
 
 #define TALLY_T TALLY_TARGET_AVX2 inline
 
+/// The lane vocabulary (generic.hpp: select, step over a lane set, make_index/permute,
+/// window) in 32-bit lanes; the 64-bit vectors use pairs of them. AVX2 has no mask
+/// registers, so a lane set (bit i: lane i) becomes a vector mask on use.
+namespace lanes32 {
+/// All ones in the 32-bit lanes whose bit is set, zero in the others.
+TALLY_T __m256i mask(std::uint64_t bits) {
+  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits & 0xff)), bit), bit);
+}
+/// All ones in the 64-bit lanes whose bit is set (4 lanes).
+TALLY_T __m256i mask64(std::uint64_t bits) {
+  const __m256i bit = _mm256_setr_epi64x(1, 2, 4, 8);
+  return _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(static_cast<long long>(bits & 0xf)), bit), bit);
+}
+/// The 32-bit lane index of lanes `per` 32-bit lanes wide: lane i takes lane from[i].
+TALLY_T __m256i index(const std::uint8_t* from, int per) {
+  alignas(32) std::int32_t at[8];
+  for (int i = 0; i < 8; ++i) at[i] = from[i / per] * per + i % per;
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(at));
+}
+/// 32-bit lanes [s, s + 8) of lo:hi.
+TALLY_T __m256i window(__m256i lo, __m256i hi, int s) {
+  const __m256i at = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(s));
+  return _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(lo, at), _mm256_permutevar8x32_epi32(hi, at),
+                            _mm256_cmpgt_epi32(at, _mm256_set1_epi32(7)));
+}
+/// Lane i - k for lanes i >= k (the lanes below: any value, the step's lane set drops them).
+constexpr int below(int i, int k) { return i >= k ? i - k : 0; }
+}  // namespace lanes32
+
 /// 8 float lanes: float32, and float16 converted on load and store (F16C).
 struct f32 {
   using reg = __m256;
@@ -42,6 +72,25 @@ struct f32 {
   TALLY_T static reg broadcast_last(reg v) { return _mm256_permutevar8x32_ps(v, _mm256_set1_epi32(7)); }
   TALLY_T static reg shift_in(reg v, reg prev) {
     return _mm256_blend_ps(permute(v, 0, 0, 1, 2, 3, 4, 5, 6), broadcast_last(prev), 0x01);
+  }
+  static constexpr bool lane_ops = true;
+  using lane_index = __m256i;
+  TALLY_T static lane_index make_index(const std::uint8_t* from) { return lanes32::index(from, 1); }
+  TALLY_T static reg permute(reg v, lane_index at) { return _mm256_permutevar8x32_ps(v, at); }
+  /// Lanes in `lanes` (bit i: lane i) from a, the others from b.
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) {
+    return _mm256_blendv_ps(b, a, _mm256_castsi256_ps(lanes32::mask(lanes)));
+  }
+  TALLY_T static reg window(reg lo, reg hi, std::size_t s) {
+    return _mm256_castsi256_ps(lanes32::window(_mm256_castps_si256(lo), _mm256_castps_si256(hi), static_cast<int>(s)));
+  }
+  /// Lanes >= k and in `lanes` combine with the lane k below (Hillis-Steele step).
+  template <class Op, int k>
+  TALLY_T static reg step(reg x, std::uint64_t lanes) {
+    using lanes32::below;
+    const reg shifted = permute(x, below(0, k), below(1, k), below(2, k), below(3, k), below(4, k), below(5, k),
+                                below(6, k), below(7, k));
+    return select(lanes & (0xffu << k), combine<Op>(x, shifted), x);
   }
   TALLY_T static float first(reg v) { return _mm256_cvtss_f32(v); }
   TALLY_T static float last(reg v) { return _mm256_cvtss_f32(broadcast_last(v)); }
@@ -83,6 +132,23 @@ struct f64 {
   TALLY_T static reg broadcast_last(reg v) { return _mm256_permute4x64_pd(v, 0xff); }
   TALLY_T static reg shift_in(reg v, reg prev) {
     return _mm256_blend_pd(_mm256_permute4x64_pd(v, _MM_SHUFFLE(2, 1, 0, 0)), broadcast_last(prev), 0x1);
+  }
+  static constexpr bool lane_ops = true;
+  using lane_index = __m256i;
+  TALLY_T static lane_index make_index(const std::uint8_t* from) { return lanes32::index(from, 2); }
+  TALLY_T static reg permute(reg v, lane_index at) {
+    return _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), at));
+  }
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) {
+    return _mm256_blendv_pd(b, a, _mm256_castsi256_pd(lanes32::mask64(lanes)));
+  }
+  TALLY_T static reg window(reg lo, reg hi, std::size_t s) {
+    return _mm256_castsi256_pd(lanes32::window(_mm256_castpd_si256(lo), _mm256_castpd_si256(hi), 2 * static_cast<int>(s)));
+  }
+  template <class Op, int k>
+  TALLY_T static reg step(reg x, std::uint64_t lanes) {
+    const reg shifted = k == 1 ? _mm256_permute4x64_pd(x, _MM_SHUFFLE(2, 1, 0, 0)) : _mm256_permute4x64_pd(x, _MM_SHUFFLE(1, 0, 0, 0));
+    return select(lanes & (0xfu << k), combine<Op>(x, shifted), x);
   }
   TALLY_T static double first(reg v) { return _mm256_cvtsd_f64(v); }
   TALLY_T static double last(reg v) { return _mm256_cvtsd_f64(broadcast_last(v)); }
@@ -131,6 +197,19 @@ struct i32 {
   TALLY_T static reg shift_in(reg v, reg prev) {
     return _mm256_blend_epi32(permute(v, 0, 0, 1, 2, 3, 4, 5, 6), broadcast_last(prev), 0x01);
   }
+  static constexpr bool lane_ops = true;
+  using lane_index = __m256i;
+  TALLY_T static lane_index make_index(const std::uint8_t* from) { return lanes32::index(from, 1); }
+  TALLY_T static reg permute(reg v, lane_index at) { return _mm256_permutevar8x32_epi32(v, at); }
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) { return _mm256_blendv_epi8(b, a, lanes32::mask(lanes)); }
+  TALLY_T static reg window(reg lo, reg hi, std::size_t s) { return lanes32::window(lo, hi, static_cast<int>(s)); }
+  template <class Op, int k>
+  TALLY_T static reg step(reg x, std::uint64_t lanes) {
+    using lanes32::below;
+    const reg shifted = permute(x, below(0, k), below(1, k), below(2, k), below(3, k), below(4, k), below(5, k),
+                                below(6, k), below(7, k));
+    return select(lanes & (0xffu << k), combine<Op>(x, shifted), x);
+  }
   TALLY_T static lane first(reg v) { return static_cast<lane>(_mm256_cvtsi256_si32(v)); }
   TALLY_T static lane last(reg v) { return first(broadcast_last(v)); }
   template <class Op>
@@ -163,6 +242,17 @@ struct i64 {
   TALLY_T static reg broadcast_last(reg v) { return _mm256_permute4x64_epi64(v, 0xff); }
   TALLY_T static reg shift_in(reg v, reg prev) {
     return _mm256_blend_epi32(_mm256_permute4x64_epi64(v, _MM_SHUFFLE(2, 1, 0, 0)), broadcast_last(prev), 0x03);
+  }
+  static constexpr bool lane_ops = true;
+  using lane_index = __m256i;
+  TALLY_T static lane_index make_index(const std::uint8_t* from) { return lanes32::index(from, 2); }
+  TALLY_T static reg permute(reg v, lane_index at) { return _mm256_permutevar8x32_epi32(v, at); }
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) { return _mm256_blendv_epi8(b, a, lanes32::mask64(lanes)); }
+  TALLY_T static reg window(reg lo, reg hi, std::size_t s) { return lanes32::window(lo, hi, 2 * static_cast<int>(s)); }
+  template <class Op, int k>
+  TALLY_T static reg step(reg x, std::uint64_t lanes) {
+    const reg shifted = k == 1 ? _mm256_permute4x64_epi64(x, _MM_SHUFFLE(2, 1, 0, 0)) : _mm256_permute4x64_epi64(x, _MM_SHUFFLE(1, 0, 0, 0));
+    return select(lanes & (0xfu << k), combine<Op>(x, shifted), x);
   }
   TALLY_T static lane first(reg v) { return static_cast<lane>(_mm256_extract_epi64(v, 0)); }
   TALLY_T static lane last(reg v) { return static_cast<lane>(_mm256_extract_epi64(v, 3)); }
@@ -237,6 +327,44 @@ struct i16 {
   TALLY_T static reg shift_in(reg v, reg prev) {
     const reg joined = _mm256_permute2x128_si256(prev, v, 0x21);  // [prev high half, v low half]
     return _mm256_alignr_epi8(v, joined, 14);
+  }
+  static constexpr bool lane_ops = true;
+  /// A permutation of 16-bit lanes: AVX2 shuffles bytes within 128-bit halves only, so
+  /// both halves are shuffled from each source half and `high` picks the second.
+  struct lane_index {
+    __m256i bytes, high;
+  };
+  TALLY_T static lane_index make_index(const std::uint8_t* from) {
+    alignas(32) std::int8_t bytes[32];
+    alignas(32) std::int16_t high[16];
+    for (int i = 0; i < 16; ++i) {
+      bytes[2 * i] = static_cast<std::int8_t>(2 * (from[i] % 8));
+      bytes[2 * i + 1] = static_cast<std::int8_t>(2 * (from[i] % 8) + 1);
+      high[i] = from[i] >= 8 ? -1 : 0;
+    }
+    return {_mm256_load_si256(reinterpret_cast<const __m256i*>(bytes)), _mm256_load_si256(reinterpret_cast<const __m256i*>(high))};
+  }
+  TALLY_T static reg permute(reg v, const lane_index& at) {
+    const reg from_low = _mm256_shuffle_epi8(_mm256_permute2x128_si256(v, v, 0x00), at.bytes);
+    const reg from_high = _mm256_shuffle_epi8(_mm256_permute2x128_si256(v, v, 0x11), at.bytes);
+    return _mm256_blendv_epi8(from_low, from_high, at.high);
+  }
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) {
+    const reg bit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, -32768);
+    const reg mask = _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16(static_cast<short>(lanes & 0xffff)), bit), bit);
+    return _mm256_blendv_epi8(b, a, mask);
+  }
+  /// Lanes [s, s + 16) of lo:hi, through memory (s varies; only exclusive narrow columns).
+  TALLY_T static reg window(reg lo, reg hi, std::size_t s) {
+    alignas(32) std::uint16_t both[32];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(both), lo);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(both + 16), hi);
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(both + s));
+  }
+  /// Lanes >= k and in `lanes` combine with the lane k below.
+  template <class Op, int k>
+  TALLY_T static reg step(reg x, std::uint64_t lanes) {
+    return select(lanes & (0xffffu << k), combine<Op>(x, shift_up<k>(x)), x);
   }
   TALLY_T static lane first(reg v) { return static_cast<lane>(_mm256_extract_epi16(v, 0)); }
   TALLY_T static lane last(reg v) { return static_cast<lane>(_mm256_extract_epi16(v, 15)); }
