@@ -562,8 +562,9 @@ void transpose_plane_simd(const T* src, std::size_t na, std::size_t nb, std::ptr
 /// (64 KiB of float in the buffer, which stays in L2).
 inline constexpr std::size_t gathered_lines = 256, gathered_depth = 64;
 
-/// Whether a tile's rows run along memory in exactly one of input and output (a transposed
-/// view) and its axis runs along memory in the other: the gathered tile below.
+/// Whether the gathered tile below takes a tile whose rows do not run along memory in both
+/// operands: each operand's rows run along memory or its axis does (a transposed view, on
+/// one side; short lines, on both).
 template <class Op>
 bool gathered_layout(const layout& l, const std::ptrdiff_t* step) noexcept {
   if constexpr (!resumable_rows<Op>) {
@@ -571,75 +572,94 @@ bool gathered_layout(const layout& l, const std::ptrdiff_t* step) noexcept {
     return false;
   } else {
     if (l.has_index || l.has_resets || l.length == 0) return false;
-    return (step[in_slot] != 1 && step[out_slot] == 1 && magnitude(l.axis[in_slot]) == 1) ||
-           (step[in_slot] == 1 && step[out_slot] != 1 && magnitude(l.axis[out_slot]) == 1);
+    const bool in_ok = step[in_slot] == 1 || magnitude(l.axis[in_slot]) == 1;
+    const bool out_ok = step[out_slot] == 1 || magnitude(l.axis[out_slot]) == 1;
+    // Short lines go through two transposes, vector ones from 8 rows: shorter lines are
+    // faster in the generic loops (exact float32 [4M, 4]: 50 ms there, 58 ms gathered;
+    // [2M, 8]: 46 and 32 ms; [1M, 15]: 59 and 33 ms).
+    const bool both = step[in_slot] != 1 && step[out_slot] != 1;
+    return in_ok && out_ok && (step[in_slot] != 1 || step[out_slot] != 1) && !(both && l.length < 8);
   }
 }
 
-/// A tile of at most gathered_lines lines whose rows run along memory in only one of input
-/// and output (gathered_layout): chunks of gathered_depth rows go through a buffer,
-/// transposed on the way in (the input's lines gathered into rows) or on the way out, and
-/// the row form runs between the buffer and the other operand, each chunk resuming from
-/// the last one's running values (resumable row forms). Returns false where it could not
-/// run (no memory); the generic loops then write every output again.
+/// The gathered tiles' buffers, made once for all the tiles of a scan_tile call (made for
+/// each tile, short lines spent more time in malloc and page faults than in their scans).
 template <class Op>
-bool scan_tile_gathered(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff_t* step, std::size_t count) {
-  if constexpr (!resumable_rows<Op>) {
-    (void)op, (void)l, (void)p, (void)step, (void)count;
-    return false;
-  } else {
-    using In = typename Op::in_type;
-    using Out = typename Op::out_type;
-    using S = typename Op::state_type;
-    const bool stage_in = step[in_slot] != 1;
-    std::unique_ptr<In[]> in_buffer(stage_in ? new (std::nothrow) In[gathered_depth * count] : nullptr);
-    std::unique_ptr<Out[]> out_buffer(stage_in ? nullptr : new (std::nothrow) Out[(gathered_depth + 1) * count]);
-    std::unique_ptr<S[]> running(new (std::nothrow) S[2 * count]);
-    if ((stage_in ? !in_buffer : !out_buffer) || !running) return false;
-    const auto row_count = static_cast<std::ptrdiff_t>(count);
-    std::ptrdiff_t chunk_step[slot_count] = {1, 1, 0, 0, 1, 1};
-    for (std::size_t k0 = 0, chunk = 0; k0 < l.length; k0 += gathered_depth, ++chunk) {
-      const std::size_t rows = (std::min)(gathered_depth, l.length - k0);
-      const bool first = k0 == 0, initial = l.include_initial && first;
-      // This chunk's first output row: row k0, one further after include_initial's row.
-      const std::ptrdiff_t out_row = static_cast<std::ptrdiff_t>(k0) + (l.include_initial && !first ? 1 : 0);
-      layout c = l;
-      c.length = rows;
-      c.include_initial = initial;
-      pointers<Op> q;
-      q.starts = first ? p.starts : running.get() + (chunk + 1) % 2 * count;
-      q.ends = running.get() + chunk % 2 * count;
-      chunk_step[starts_slot] = first && p.starts ? step[starts_slot] : 1;
-      if (stage_in) {
-        const In* rows_in = p.in + static_cast<std::ptrdiff_t>(k0) * l.axis[in_slot];
-        if (l.axis[in_slot] == 1)
-          transpose_plane_simd(rows_in, rows, count, 1, step[in_slot], in_buffer.get(), row_count);
-        else
-          transpose_plane(rows_in, rows, count, l.axis[in_slot], step[in_slot], in_buffer.get(), row_count);
-        q.in = in_buffer.get();
-        c.axis[in_slot] = row_count;
-        q.out = p.out + out_row * l.axis[out_slot];
-      } else {
-        q.in = p.in + static_cast<std::ptrdiff_t>(k0) * l.axis[in_slot];
-        q.out = out_buffer.get();
-        c.axis[out_slot] = row_count;
-        c.stream = false;
-      }
-      if (!scan_tile_rows(op, c, q, chunk_step, count)) return false;
-      if (!stage_in) {  // buffer row r, lane j -> out[j * step + (out_row + r) * axis]
-        const std::size_t written = rows + (initial ? 1 : 0);
-        Out* to = p.out + out_row * l.axis[out_slot];
-        const auto last = static_cast<std::ptrdiff_t>(written - 1);
-        if (l.axis[out_slot] == 1)
-          transpose_plane_simd(out_buffer.get(), count, written, 1, row_count, to, step[out_slot]);
-        else  // rows going down in memory: the plane from its lowest address, rows reversed
-          transpose_plane(out_buffer.get() + last * row_count, count, written, 1, -row_count, to - last, step[out_slot]);
-      }
-    }
-    const S* ends = running.get() + (l.length - 1) / gathered_depth % 2 * count;
-    for (std::size_t j = 0; p.ends && j < count; ++j) p.ends[static_cast<std::ptrdiff_t>(j) * step[ends_slot]] = ends[j];
-    return true;
+struct gathered_buffers {
+  std::unique_ptr<typename Op::in_type[]> in;
+  std::unique_ptr<typename Op::out_type[]> out;
+  std::unique_ptr<typename Op::state_type[]> running;  // two chunks' running values
+  bool ready = false;
+  gathered_buffers(const layout& l, const std::ptrdiff_t* step, std::size_t lines) {
+    const std::size_t depth = (std::min)(gathered_depth, l.length);
+    if (step[in_slot] != 1) in.reset(new (std::nothrow) typename Op::in_type[depth * lines]);
+    if (step[out_slot] != 1) out.reset(new (std::nothrow) typename Op::out_type[(depth + 1) * lines]);
+    running.reset(new (std::nothrow) typename Op::state_type[2 * lines]);
+    ready = (step[in_slot] == 1 || in) && (step[out_slot] == 1 || out) && running;
   }
+};
+
+/// A tile of at most gathered_lines lines whose rows do not run along memory in an operand
+/// (gathered_layout): chunks of gathered_depth rows go through the buffers, transposed on
+/// the way in (the input's lines gathered into rows) and/or on the way out, and the row
+/// form runs between them, each chunk resuming from the last one's running values
+/// (resumable row forms). Returns false where the row form did not run; the generic loops
+/// then write every output again.
+template <class Op>
+bool scan_tile_gathered(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff_t* step, std::size_t count,
+                        gathered_buffers<Op>& buffers) {
+  using In = typename Op::in_type;
+  using Out = typename Op::out_type;
+  using S = typename Op::state_type;
+  In* const in_buffer = buffers.in.get();
+  Out* const out_buffer = buffers.out.get();
+  S* const running = buffers.running.get();
+  const auto row_count = static_cast<std::ptrdiff_t>(count);
+  std::ptrdiff_t chunk_step[slot_count] = {1, 1, 0, 0, 1, 1};
+  for (std::size_t k0 = 0, chunk = 0; k0 < l.length; k0 += gathered_depth, ++chunk) {
+    const std::size_t rows = (std::min)(gathered_depth, l.length - k0);
+    const bool first = k0 == 0, initial = l.include_initial && first;
+    // This chunk's first output row: row k0, one further after include_initial's row.
+    const std::ptrdiff_t out_row = static_cast<std::ptrdiff_t>(k0) + (l.include_initial && !first ? 1 : 0);
+    layout c = l;
+    c.length = rows;
+    c.include_initial = initial;
+    pointers<Op> q;
+    q.starts = first ? p.starts : running + (chunk + 1) % 2 * count;
+    q.ends = running + chunk % 2 * count;
+    chunk_step[starts_slot] = first && p.starts ? step[starts_slot] : 1;
+    if (in_buffer) {
+      const In* rows_in = p.in + static_cast<std::ptrdiff_t>(k0) * l.axis[in_slot];
+      if (l.axis[in_slot] == 1)
+        transpose_plane_simd(rows_in, rows, count, 1, step[in_slot], in_buffer, row_count);
+      else
+        transpose_plane(rows_in, rows, count, l.axis[in_slot], step[in_slot], in_buffer, row_count);
+      q.in = in_buffer;
+      c.axis[in_slot] = row_count;
+    } else {
+      q.in = p.in + static_cast<std::ptrdiff_t>(k0) * l.axis[in_slot];
+    }
+    if (out_buffer) {
+      q.out = out_buffer;
+      c.axis[out_slot] = row_count;
+      c.stream = false;
+    } else {
+      q.out = p.out + out_row * l.axis[out_slot];
+    }
+    if (!scan_tile_rows(op, c, q, chunk_step, count)) return false;
+    if (out_buffer) {  // buffer row r, lane j -> out[j * step + (out_row + r) * axis]
+      const std::size_t written = rows + (initial ? 1 : 0);
+      Out* to = p.out + out_row * l.axis[out_slot];
+      const auto last = static_cast<std::ptrdiff_t>(written - 1);
+      if (l.axis[out_slot] == 1)
+        transpose_plane_simd(out_buffer, count, written, 1, row_count, to, step[out_slot]);
+      else  // rows going down in memory: the plane from its lowest address, rows reversed
+        transpose_plane(out_buffer + last * row_count, count, written, 1, -row_count, to - last, step[out_slot]);
+    }
+  }
+  const S* ends = running + (l.length - 1) / gathered_depth % 2 * count;
+  for (std::size_t j = 0; p.ends && j < count; ++j) p.ends[static_cast<std::ptrdiff_t>(j) * step[ends_slot]] = ends[j];
+  return true;
 }
 
 /// `count` neighbouring lines: the operator's vector form for rows where it applies (as
@@ -648,14 +668,17 @@ template <class Op>
 void scan_tile(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff_t* step, std::size_t count) {
   if constexpr (vector_rows<Op>::exists) {
     if (scan_tile_rows(op, l, p, step, count)) return;
-    if (gathered_layout<Op>(l, step)) {
-      bool done = true;
-      for (std::size_t first = 0; first < count && done; first += gathered_lines) {
-        std::ptrdiff_t offset[slot_count];
-        for (int s = 0; s < slot_count; ++s) offset[s] = static_cast<std::ptrdiff_t>(first) * step[s];
-        done = scan_tile_gathered(op, l, moved(p, offset), step, (std::min)(gathered_lines, count - first));
+    if constexpr (resumable_rows<Op>) {
+      if (gathered_layout<Op>(l, step)) {
+        gathered_buffers<Op> buffers(l, step, (std::min)(gathered_lines, count));
+        bool done = buffers.ready;
+        for (std::size_t first = 0; first < count && done; first += gathered_lines) {
+          std::ptrdiff_t offset[slot_count];
+          for (int s = 0; s < slot_count; ++s) offset[s] = static_cast<std::ptrdiff_t>(first) * step[s];
+          done = scan_tile_gathered(op, l, moved(p, offset), step, (std::min)(gathered_lines, count - first), buffers);
+        }
+        if (done) return;
       }
-      if (done) return;
     }
   }
   constexpr std::size_t narrow = tile_lines<typename Op::state_type>;
