@@ -13,7 +13,9 @@
 //   (without it nancumsum / nancumprod copy their lines first); and, where the struct
 //   declares lane_ops, select(lanes, a, b), step<Op, k>(v, lanes) (one Hillis-Steele
 //   step on a lane set), make_index(bytes) and permute(v, index) (without them short
-//   lines and narrow columns fall back to plain loops).
+//   lines and narrow columns fall back to plain loops); group_max with scan_groups<Op, n>
+//   and shift_in_groups<n> (scans of groups of n lanes inside 128-bit halves, for lines of
+//   2, 4, 8 elements).
 
 /// The vector for element type T.
 template <class T>
@@ -591,20 +593,69 @@ TALLY_SIMD_TARGET void scan_short_lines_dir(const T* in, T* out, std::size_t n, 
   }
 }
 
+/// Whether V scans groups of neighbouring lanes inside its 128-bit halves
+/// (scan_groups<Op, n>, shift_in_groups<n> for n = 2, 4, ... up to group_max).
+template <class V, class = void>
+inline constexpr int group_max = 0;
+template <class V>
+inline constexpr int group_max<V, std::void_t<decltype(V::group_max)>> = V::group_max;
+
+/// Packed lines of N elements, N dividing a vector's 128-bit half (group_max): every
+/// vector holds whole lines at the same lanes, so each is one group scan, with no carry
+/// between vectors. The last elements (fewer than a vector: whole lines) take the plain
+/// loop. Same sums as scan_short_lines_dir's steps for these lines.
+template <class Op, class T, bool Reverse, int N>
+TALLY_SIMD_TARGET void scan_short_groups(const T* in, T* out, std::size_t count, bool exclusive, bool stream) noexcept {
+  using V = vec_for<T>;
+  constexpr std::size_t W = V::width;
+  const std::size_t total = N * count;
+  const typename V::reg empty = V::broadcast(Op::template empty<acc_t<T>>());
+  streaming_writer<V, T> writer(stream);
+  std::size_t k = 0;
+  for (; k + W <= total; k += W) {
+    typename V::reg x = Reverse ? V::reverse(V::load(in + total - k - W)) : V::load(in + k);
+    x = V::template scan_groups<Op, N>(x);
+    if (exclusive) x = V::template shift_in_groups<N>(x, empty);
+    writer.put(Reverse ? out + total - k - W : out + k, Reverse ? V::reverse(x) : x);
+  }
+  writer.flush();
+  const std::size_t rest = (total - k) / N;  // lines left in scan order: the first in memory when Reverse
+  if (rest > 0)
+    scalar::scan_short_lines<Op, T>(Reverse ? in : in + k, Reverse ? out : out + k, N, rest, Reverse, exclusive, false);
+}
+
+template <class Op, class T, int N>
+TALLY_SIMD_TARGET void scan_short_groups(const T* in, T* out, std::size_t count, bool reverse, bool exclusive,
+                                         bool stream) noexcept {
+  if (reverse)
+    scan_short_groups<Op, T, true, N>(in, out, count, exclusive, stream);
+  else
+    scan_short_groups<Op, T, false, N>(in, out, count, exclusive, stream);
+}
+
 template <class Op, class T>
 TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std::size_t count, bool reverse,
                                         bool exclusive, bool stream) noexcept {
+  constexpr int groups = group_max<vec_for<T>>;
   if (n == 1) {  // lines of one element: a copy, or the empty value
     if (exclusive)
       std::fill(out, out + count, from_acc<T>(Op::template empty<acc_t<T>>()));
     else if (out != in)
       std::memcpy(static_cast<void*>(out), in, count * sizeof(T));
-  } else if constexpr (!has_lane_ops<vec_for<T>> || sequential_order_v<Op, T>)
+  } else if constexpr (!has_lane_ops<vec_for<T>> || sequential_order_v<Op, T>) {
     scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
-  else if (reverse)
-    scan_short_lines_dir<Op, T, true>(in, out, n, count, exclusive, stream);
-  else
-    scan_short_lines_dir<Op, T, false>(in, out, n, count, exclusive, stream);
+  } else {
+    if constexpr (groups >= 2)
+      if (n == 2) return scan_short_groups<Op, T, 2>(in, out, count, reverse, exclusive, stream);
+    if constexpr (groups >= 4)
+      if (n == 4) return scan_short_groups<Op, T, 4>(in, out, count, reverse, exclusive, stream);
+    if constexpr (groups >= 8)
+      if (n == 8) return scan_short_groups<Op, T, 8>(in, out, count, reverse, exclusive, stream);
+    if (reverse)
+      scan_short_lines_dir<Op, T, true>(in, out, n, count, exclusive, stream);
+    else
+      scan_short_lines_dir<Op, T, false>(in, out, n, count, exclusive, stream);
+  }
 }
 
 template <class Op, class T>
