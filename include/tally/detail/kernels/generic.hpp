@@ -532,7 +532,7 @@ TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg segmented_step(typename V:
   return x;
 }
 
-/// Packed short lines as one stream of vectors, several lines per vector: a segmented
+/// Packed lines shorter than a vector as one stream of vectors, several lines per vector: a segmented
 /// in-register scan whose lane masks come from where lines start (bit i: lane i starts a
 /// line), continued across vectors for lines that cross one. The vectors cover the
 /// region from its first element in scan order, so the lanes a line falls on depend only
@@ -593,6 +593,56 @@ TALLY_SIMD_TARGET void scan_short_lines_dir(const T* in, T* out, std::size_t n, 
   }
 }
 
+/// Packed lines of a vector or more (W <= n <= short_line_max), one line at a time as the
+/// line kernel scans them (in-register prefix, then the running value), but with no call,
+/// no block bookkeeping and no scalar tail per line: the last r = n % W elements are
+/// scanned in the vector that ends the line (scan positions [n - W, n)), its first W - r
+/// lanes, scanned already, read as the identity. Those lanes come out wrong, so that
+/// vector is stored before the line's last whole vector, which rewrites them (in place
+/// too: the lanes read twice are the ones the identity replaces).
+template <class Op, class T, bool Reverse>
+TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n, std::size_t count, bool exclusive,
+                                             bool stream) noexcept {
+  using V = vec_for<T>;
+  using A = acc_t<T>;
+  using reg = typename V::reg;
+  constexpr std::size_t W = V::width;
+  const std::size_t r = n % W, whole = n - r;
+  const std::uint64_t all = W == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << W) - 1;
+  const std::uint64_t tail_lanes = r == 0 ? 0 : all & ~((std::uint64_t{1} << (W - r)) - 1);  // W - r < 64
+  const reg identity = V::broadcast(Op::template identity<A>());
+  const reg empty = V::broadcast(Op::template empty<A>());
+  streaming_writer<V, T> writer(stream);
+  // The vector of scan positions [k, k + W) of a line starts at element k, or at n - k - W
+  // reversed.
+  for (std::size_t line = 0; line < count; ++line) {
+    const T* src = in + line * n;
+    T* dst = out + line * n;
+    reg local = identity, prev = empty, last_whole = empty;
+    for (std::size_t k = 0; k < whole; k += W) {
+      const std::size_t at = Reverse ? n - k - W : k;
+      const reg prefix = V::template scan<Op>(Reverse ? V::reverse(V::load(src + at)) : V::load(src + at));
+      const reg inclusive = V::template combine<Op>(local, prefix);
+      const reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
+      prev = inclusive;
+      local = V::template combine<Op>(local, V::broadcast_last(prefix));
+      if (k + W < whole)
+        writer.put(dst + at, Reverse ? V::reverse(y) : y);
+      else
+        last_whole = y;
+    }
+    if (r > 0) {
+      const std::size_t at = Reverse ? 0 : n - W;
+      const reg x = Reverse ? V::reverse(V::load(src + at)) : V::load(src + at);
+      const reg inclusive = V::template combine<Op>(local, V::template scan<Op>(V::select(tail_lanes, x, identity)));
+      const reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
+      V::store(dst + at, Reverse ? V::reverse(y) : y);
+    }
+    writer.put(dst + (Reverse ? r : whole - W), Reverse ? V::reverse(last_whole) : last_whole);
+  }
+  writer.flush();
+}
+
 /// Whether V scans groups of neighbouring lanes inside its 128-bit halves
 /// (scan_groups<Op, n>, shift_in_groups<n> for n = 2, 4, ... up to group_max).
 template <class V, class = void>
@@ -651,6 +701,13 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
       if (n == 4) return scan_short_groups<Op, T, 4>(in, out, count, reverse, exclusive, stream);
     if constexpr (groups >= 8)
       if (n == 8) return scan_short_groups<Op, T, 8>(in, out, count, reverse, exclusive, stream);
+    if (n >= vec_for<T>::width) {
+      if (reverse)
+        scan_lines_by_vectors<Op, T, true>(in, out, n, count, exclusive, stream);
+      else
+        scan_lines_by_vectors<Op, T, false>(in, out, n, count, exclusive, stream);
+      return;
+    }
     if (reverse)
       scan_short_lines_dir<Op, T, true>(in, out, n, count, exclusive, stream);
     else
