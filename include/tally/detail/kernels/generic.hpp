@@ -13,7 +13,8 @@
 //   (without it nancumsum / nancumprod copy their lines first); and, where the struct
 //   declares lane_ops, select(lanes, a, b), step<Op, k>(v, lanes) (one Hillis-Steele
 //   step on a lane set), make_index(bytes) and permute(v, index) (without them short
-//   lines and narrow columns fall back to plain loops); group_max with scan_groups<Op, n>
+//   lines and narrow columns fall back to plain loops, except that select alone, as
+//   NEON has it, scans packed lines of a vector or more); group_max with scan_groups<Op, n>
 //   and shift_in_groups<n> (scans of groups of n lanes inside 128-bit halves, for lines of
 //   2, 4, 8 elements).
 
@@ -30,6 +31,13 @@ template <class V, class = void>
 inline constexpr bool has_lane_ops = false;
 template <class V>
 inline constexpr bool has_lane_ops<V, std::void_t<decltype(V::lane_ops)>> = V::lane_ops;
+
+/// Whether V offers select(lanes, a, b) (a in the lanes whose bit is set, b elsewhere),
+/// all the by-vector scan of packed lines needs.
+template <class V, class = void>
+inline constexpr bool has_select = false;
+template <class V>
+inline constexpr bool has_select<V, std::void_t<decltype(sizeof(&V::select))>> = true;
 
 /// Whether V offers window(lo, hi, s) = lanes [s, s + W) of lo:hi, all the streaming
 /// writer needs besides stream().
@@ -692,7 +700,14 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
       std::fill(out, out + count, from_acc<T>(Op::template empty<acc_t<T>>()));
     else if (out != in)
       std::memcpy(static_cast<void*>(out), in, count * sizeof(T));
-  } else if constexpr (!has_lane_ops<vec_for<T>> || sequential_order_v<Op, T>) {
+  } else if constexpr (!has_select<vec_for<T>> || sequential_order_v<Op, T>) {
+    scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
+  } else if (n >= vec_for<T>::width) {
+    if (reverse)
+      scan_lines_by_vectors<Op, T, true>(in, out, n, count, exclusive, stream);
+    else
+      scan_lines_by_vectors<Op, T, false>(in, out, n, count, exclusive, stream);
+  } else if constexpr (!has_lane_ops<vec_for<T>>) {
     scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
   } else {
     if constexpr (groups >= 2)
@@ -701,13 +716,6 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
       if (n == 4) return scan_short_groups<Op, T, 4>(in, out, count, reverse, exclusive, stream);
     if constexpr (groups >= 8)
       if (n == 8) return scan_short_groups<Op, T, 8>(in, out, count, reverse, exclusive, stream);
-    if (n >= vec_for<T>::width) {
-      if (reverse)
-        scan_lines_by_vectors<Op, T, true>(in, out, n, count, exclusive, stream);
-      else
-        scan_lines_by_vectors<Op, T, false>(in, out, n, count, exclusive, stream);
-      return;
-    }
     if (reverse)
       scan_short_lines_dir<Op, T, true>(in, out, n, count, exclusive, stream);
     else

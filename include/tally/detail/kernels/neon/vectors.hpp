@@ -22,6 +22,20 @@ namespace neon {
 
 #define TALLY_T TALLY_TARGET_NEON inline
 
+/// Lane sets (bit i: lane i) as vector masks, for select(): lane i tests bit i.
+namespace lane_bits {
+alignas(16) inline constexpr std::uint16_t of16[8] = {1, 2, 4, 8, 16, 32, 64, 128};
+alignas(16) inline constexpr std::uint32_t of32[4] = {1, 2, 4, 8};
+alignas(16) inline constexpr std::uint64_t of64[2] = {1, 2};
+TALLY_T uint16x8_t mask16(std::uint64_t lanes) {
+  return vtstq_u16(vdupq_n_u16(static_cast<std::uint16_t>(lanes)), vld1q_u16(of16));
+}
+TALLY_T uint32x4_t mask32(std::uint64_t lanes) {
+  return vtstq_u32(vdupq_n_u32(static_cast<std::uint32_t>(lanes)), vld1q_u32(of32));
+}
+TALLY_T uint64x2_t mask64(std::uint64_t lanes) { return vtstq_u64(vdupq_n_u64(lanes), vld1q_u64(of64)); }
+}  // namespace lane_bits
+
 /// 4 float lanes: float32, and float16 converted on load and store by the hardware
 /// (FCVTL/FCVTN: round to nearest even, NaNs quieted with their sign and top payload
 /// bits, like F16C and tally::half).
@@ -50,6 +64,8 @@ struct f32 {
   TALLY_T static float last(reg v) { return vgetq_lane_f32(v, 3); }
   /// x with its NaN lanes replaced by `value` (nancumsum's loads).
   TALLY_T static reg nan_to(reg x, reg value) { return vbslq_f32(vceqq_f32(x, x), x, value); }
+  /// a in the lanes of `lanes` (bit i: lane i), b in the others.
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) { return vbslq_f32(lane_bits::mask32(lanes), a, b); }
   template <class Op>
   TALLY_T static reg combine(reg a, reg b) {
     if constexpr (is_sum<Op>) return vaddq_f32(a, b);
@@ -83,6 +99,7 @@ struct f64 {
   TALLY_T static double last(reg v) { return vgetq_lane_f64(v, 1); }
   /// x with its NaN lanes replaced by `value` (nancumsum's loads).
   TALLY_T static reg nan_to(reg x, reg value) { return vbslq_f64(vceqq_f64(x, x), x, value); }
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) { return vbslq_f64(lane_bits::mask64(lanes), a, b); }
   template <class Op>
   TALLY_T static reg combine(reg a, reg b) {
     if constexpr (is_sum<Op>) return vaddq_f64(a, b);
@@ -115,6 +132,7 @@ struct i32 {
   TALLY_T static reg shift_in(reg v, reg prev) { return vextq_u32(prev, v, 3); }
   TALLY_T static lane first(reg v) { return vgetq_lane_u32(v, 0); }
   TALLY_T static lane last(reg v) { return vgetq_lane_u32(v, 3); }
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) { return vbslq_u32(lane_bits::mask32(lanes), a, b); }
   template <class Op>
   TALLY_T static reg combine(reg a, reg b) {
     if constexpr (is_sum<Op>) return vaddq_u32(a, b);
@@ -148,6 +166,7 @@ struct i64 {
   TALLY_T static reg shift_in(reg v, reg prev) { return vextq_u64(prev, v, 1); }
   TALLY_T static lane first(reg v) { return vgetq_lane_u64(v, 0); }
   TALLY_T static lane last(reg v) { return vgetq_lane_u64(v, 1); }
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) { return vbslq_u64(lane_bits::mask64(lanes), a, b); }
   /// a * b mod 2^64 per lane: lo*lo + ((hi*lo + lo*hi) << 32).
   TALLY_T static reg multiply(reg a, reg b) {
     const uint32x2_t a_low = vmovn_u64(a), b_low = vmovn_u64(b);
@@ -197,6 +216,7 @@ struct i16 {
   TALLY_T static reg shift_in(reg v, reg prev) { return vextq_u16(prev, v, 7); }
   TALLY_T static lane first(reg v) { return vgetq_lane_u16(v, 0); }
   TALLY_T static lane last(reg v) { return vgetq_lane_u16(v, 7); }
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) { return vbslq_u16(lane_bits::mask16(lanes), a, b); }
   template <class Op>
   TALLY_T static reg combine(reg a, reg b) {
     if constexpr (is_sum<Op>) return vaddq_u16(a, b);
