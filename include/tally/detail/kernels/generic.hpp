@@ -2,7 +2,8 @@
 // instruction set: this file has no include guard on purpose and is included inside
 // namespace detail::<target> (by kernels/<target>/target.hpp) after defining
 // TALLY_SIMD_TARGET (that target's function attribute) and the vector structs f32 (float
-// and float16), f64, i16 (8- and 16-bit integers), i32, i64 and transpose32. It defines
+// and float16), f64, i16 (8- and 16-bit integers), i32, i64, transpose32 and byte_sums
+// (8-bit sums in the line kernels: native 8-bit lanes, or i16). It defines
 // the target's kernel table `kernels<Op, T>`. Vector vocabulary:
 //   reg, width, broadcast(a), load(p), store(p, v), stream(p, v), reverse(v),
 //   broadcast_last(v), shift_in(v, prev) = [prev[W-1], v[0..W-2]], first(v), last(v),
@@ -16,7 +17,7 @@
 //   lines and narrow columns fall back to plain loops, except that select alone, as
 //   NEON has it, scans packed lines of a vector or more); group_max with scan_groups<Op, n>
 //   and shift_in_groups<n> (scans of groups of n lanes inside 128-bit halves, for lines of
-//   2, 4, 8 elements).
+//   2, 4, 8 elements, and 16 in 8-bit lanes).
 
 /// The vector for element type T.
 template <class T>
@@ -24,6 +25,13 @@ using vec_for = std::conditional_t<
     std::is_same_v<T, float> || std::is_same_v<T, half>, f32,
     std::conditional_t<std::is_same_v<T, double>, f64,
                        std::conditional_t<sizeof(T) == 8, i64, std::conditional_t<sizeof(T) == 4, i32, i16>>>>;
+
+/// The vector of the line kernels (lines, their totals, packed lines) for Op over T:
+/// vec_for<T>, except that 8-bit sums take the target's byte_sums (AVX2: native 8-bit
+/// lanes, twice i16's, with the basic vocabulary, select and group scans only; elsewhere
+/// i16 itself).
+template <class Op, class T>
+using line_vec_for = std::conditional_t<sizeof(T) == 1 && is_sum<Op>, byte_sums, vec_for<T>>;
 
 /// Whether V offers the lane vocabulary (select, step over a lane set,
 /// make_index/permute): `static constexpr bool lane_ops = true;` in the vector struct.
@@ -145,7 +153,7 @@ TALLY_SIMD_TARGET T nan_as_empty(T x) noexcept {
 template <class Op, class T, bool Reverse, bool NanAsEmpty = false>
 TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in, T* out, std::size_t n,
                                            bool exclusive, bool stream) noexcept {
-  using V = vec_for<T>;
+  using V = line_vec_for<Op, T>;
   using A = acc_t<T>;
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
@@ -275,7 +283,7 @@ inline constexpr bool has_tree_totals<V, std::void_t<decltype(V::has_tree_totals
 /// total and the block's last output agree bit for bit (the thread split relies on it).
 template <class Op, class T, bool Reverse>
 TALLY_SIMD_TARGET acc_t<T> reduce_contiguous_dir(const T* in, std::size_t n) noexcept {
-  using V = vec_for<T>;
+  using V = line_vec_for<Op, T>;
   using A = acc_t<T>;
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
@@ -608,10 +616,9 @@ TALLY_SIMD_TARGET void scan_short_lines_dir(const T* in, T* out, std::size_t n, 
 /// lanes, scanned already, read as the identity. Those lanes come out wrong, so that
 /// vector is stored before the line's last whole vector, which rewrites them (in place
 /// too: the lanes read twice are the ones the identity replaces).
-template <class Op, class T, bool Reverse>
+template <class Op, class T, bool Reverse, class V>
 TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n, std::size_t count, bool exclusive,
                                              bool stream) noexcept {
-  using V = vec_for<T>;
   using A = acc_t<T>;
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
@@ -664,7 +671,7 @@ inline constexpr int group_max<V, std::void_t<decltype(V::group_max)>> = V::grou
 /// loop. Same sums as scan_short_lines_dir's steps for these lines.
 template <class Op, class T, bool Reverse, int N>
 TALLY_SIMD_TARGET void scan_short_groups(const T* in, T* out, std::size_t count, bool exclusive, bool stream) noexcept {
-  using V = vec_for<T>;
+  using V = line_vec_for<Op, T>;
   constexpr std::size_t W = V::width;
   const std::size_t total = N * count;
   const typename V::reg empty = V::broadcast(Op::template empty<acc_t<T>>());
@@ -691,31 +698,47 @@ TALLY_SIMD_TARGET void scan_short_groups(const T* in, T* out, std::size_t count,
     scan_short_groups<Op, T, false, N>(in, out, count, exclusive, stream);
 }
 
+template <class Op, class T, class V>
+TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n, std::size_t count, bool reverse,
+                                             bool exclusive, bool stream) noexcept {
+  if (reverse)
+    scan_lines_by_vectors<Op, T, true, V>(in, out, n, count, exclusive, stream);
+  else
+    scan_lines_by_vectors<Op, T, false, V>(in, out, n, count, exclusive, stream);
+}
+
+/// Packed lines by length: a copy (1), the by-vector scan (a vector or more of the line
+/// vector), group scans (lengths dividing a 128-bit half), the by-vector scan of the full
+/// vector where the line vector is wider (8-bit sums: 16..31 elements), the segmented scan.
 template <class Op, class T>
 TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std::size_t count, bool reverse,
                                         bool exclusive, bool stream) noexcept {
-  constexpr int groups = group_max<vec_for<T>>;
+  using L = line_vec_for<Op, T>;
+  using V = vec_for<T>;
+  constexpr int groups = group_max<L>;
   if (n == 1) {  // lines of one element: a copy, or the empty value
     if (exclusive)
       std::fill(out, out + count, from_acc<T>(Op::template empty<acc_t<T>>()));
     else if (out != in)
       std::memcpy(static_cast<void*>(out), in, count * sizeof(T));
-  } else if constexpr (!has_select<vec_for<T>> || sequential_order_v<Op, T>) {
+  } else if constexpr (!has_select<L> || sequential_order_v<Op, T>) {
     scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
-  } else if (n >= vec_for<T>::width) {
-    if (reverse)
-      scan_lines_by_vectors<Op, T, true>(in, out, n, count, exclusive, stream);
-    else
-      scan_lines_by_vectors<Op, T, false>(in, out, n, count, exclusive, stream);
-  } else if constexpr (!has_lane_ops<vec_for<T>>) {
-    scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
-  } else {
+  } else if (n >= L::width) {
+    scan_lines_by_vectors<Op, T, L>(in, out, n, count, reverse, exclusive, stream);
+  } else if (n <= static_cast<std::size_t>(groups) && (n & (n - 1)) == 0) {
     if constexpr (groups >= 2)
       if (n == 2) return scan_short_groups<Op, T, 2>(in, out, count, reverse, exclusive, stream);
     if constexpr (groups >= 4)
       if (n == 4) return scan_short_groups<Op, T, 4>(in, out, count, reverse, exclusive, stream);
     if constexpr (groups >= 8)
       if (n == 8) return scan_short_groups<Op, T, 8>(in, out, count, reverse, exclusive, stream);
+    if constexpr (groups >= 16)
+      if (n == 16) return scan_short_groups<Op, T, 16>(in, out, count, reverse, exclusive, stream);
+  } else if (n >= V::width) {
+    scan_lines_by_vectors<Op, T, V>(in, out, n, count, reverse, exclusive, stream);
+  } else if constexpr (!has_lane_ops<V>) {
+    scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
+  } else {
     if (reverse)
       scan_short_lines_dir<Op, T, true>(in, out, n, count, exclusive, stream);
     else

@@ -339,6 +339,9 @@ struct i16 {
   }
 };
 
+/// The vector of 8-bit sums (generic.hpp: line_vec_for): i16, widening.
+using byte_sums = i16;
+
 /// 16x16 blocks of 4-byte elements, transposed in registers: the scatter of a tile
 /// into an output whose lines run across the tile writes whole 64-byte lines.
 struct transpose32 {

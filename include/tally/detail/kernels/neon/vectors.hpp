@@ -232,6 +232,9 @@ struct i16 {
   }
 };
 
+/// The vector of 8-bit sums (generic.hpp: line_vec_for): i16, widening.
+using byte_sums = i16;
+
 /// 4x4 blocks of 4-byte elements, transposed in registers (see avx512::transpose32).
 /// Integers move as uint32 lanes, floats as float lanes (each read through its own type
 /// or its unsigned variant); the bits are unchanged either way.
