@@ -658,6 +658,55 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
   writer.flush();
 }
 
+/// Whether V offers line_positions / next_positions / line_bases / minus, what
+/// scan_short_sums_by_difference needs.
+template <class V, class = void>
+inline constexpr bool has_line_bases = false;
+template <class V>
+inline constexpr bool has_line_bases<V, std::void_t<decltype(sizeof(&V::line_bases))>> = true;
+
+/// Packed integer lines summed as differences of the whole stream's running sum: lane i's
+/// sum is Q[i] - Q[start of its line - 1], Q the wrapping prefix sum of everything scanned
+/// before (integer sums are modular, so the difference is exact). Per vector that is one
+/// plain in-register scan and one lane gather, where the segmented scan takes a masked
+/// step per lane-width doubling: int8 lines of 3..15 elements took 4.8x the time of a
+/// memcpy with i16's segmented scan. Exclusive results are the inclusive ones less the
+/// element (0 at a line's start: the empty sum).
+template <class T, bool Reverse, class V>
+TALLY_SIMD_TARGET void scan_short_sums_by_difference(const T* in, T* out, std::size_t n, std::size_t count,
+                                                     bool exclusive, bool stream) noexcept {
+  using A = acc_t<T>;
+  using reg = typename V::reg;
+  constexpr std::size_t W = V::width;
+  const std::size_t total = n * count;
+  const reg advance = V::broadcast(static_cast<A>(W % n)), last_position = V::broadcast(static_cast<A>(n - 1));
+  reg at = V::line_positions(n);  // lane i's position in its line
+  reg running = V::broadcast(A(0));  // Q of the lane before this vector, in every lane
+  reg bases = running;                // its last lane: Q before the line running into this vector
+  streaming_writer<V, T> writer(stream);
+  const T* in_end = in + total;
+  T* out_end = out + total;
+  std::size_t k = 0;
+  for (; k + W <= total; k += W) {
+    const reg x = Reverse ? V::reverse(V::load(in_end - k - W)) : V::load(in + k);
+    const reg q = V::template combine<sum_op>(running, V::template scan<sum_op>(x));
+    bases = V::line_bases(V::shift_in(q, running), at, bases);
+    const reg inclusive = V::minus(q, bases);
+    const reg y = exclusive ? V::minus(inclusive, x) : inclusive;
+    writer.put(Reverse ? out_end - k - W : out + k, Reverse ? V::reverse(y) : y);
+    running = V::broadcast_last(q);
+    at = V::next_positions(at, advance, last_position);
+  }
+  writer.flush();
+  A line_sum = static_cast<A>(V::first(running) - V::last(bases));
+  for (; k < total; ++k) {  // the last partial vector
+    const std::size_t where = Reverse ? total - 1 - k : k;
+    const A before = k % n == 0 ? A(0) : line_sum;
+    line_sum = sum_op::combine(before, to_acc(in[where]));
+    out[where] = from_acc<T>(exclusive ? before : line_sum);
+  }
+}
+
 /// Whether V scans groups of neighbouring lanes inside its 128-bit halves
 /// (scan_groups<Op, n>, shift_in_groups<n> for n = 2, 4, ... up to group_max).
 template <class V, class = void>
@@ -734,6 +783,11 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
       if (n == 8) return scan_short_groups<Op, T, 8>(in, out, count, reverse, exclusive, stream);
     if constexpr (groups >= 16)
       if (n == 16) return scan_short_groups<Op, T, 16>(in, out, count, reverse, exclusive, stream);
+  } else if constexpr (has_line_bases<L> && is_sum<Op> && std::is_integral_v<T>) {
+    if (reverse)
+      scan_short_sums_by_difference<T, true, L>(in, out, n, count, exclusive, stream);
+    else
+      scan_short_sums_by_difference<T, false, L>(in, out, n, count, exclusive, stream);
   } else if (n >= V::width) {
     scan_lines_by_vectors<Op, T, V>(in, out, n, count, reverse, exclusive, stream);
   } else if constexpr (!has_lane_ops<V>) {

@@ -530,6 +530,32 @@ struct i8 {
   TALLY_T static reg shift_in_groups(reg y, reg empty) {
     return _mm256_blendv_epi8(empty, _mm256_slli_si256(y, 1), group_lanes<n, 1>());
   }
+  // Packed lines of any length as differences of the stream's running sum (generic.hpp:
+  // scan_short_sums_by_difference); positions in lines are lane values below 64.
+  TALLY_T static reg minus(reg a, reg b) { return _mm256_sub_epi8(a, b); }
+  /// Lane i: i % n, each lane's position in its line when a line starts at lane 0.
+  TALLY_T static reg line_positions(std::size_t n) {
+    alignas(32) std::uint8_t at[32];
+    for (std::size_t i = 0; i < 32; ++i) at[i] = static_cast<std::uint8_t>(i % n);
+    return _mm256_load_si256(reinterpret_cast<const __m256i*>(at));
+  }
+  /// The positions a vector later: plus `advance` (32 % n in every lane), less n where
+  /// that reaches n (`last` = n - 1 in every lane).
+  TALLY_T static reg next_positions(reg at, reg advance, reg last) {
+    at = _mm256_add_epi8(at, advance);
+    return _mm256_sub_epi8(at, _mm256_and_si256(_mm256_cmpgt_epi8(at, last), _mm256_add_epi8(last, _mm256_set1_epi8(1))));
+  }
+  /// Lane i: before[i - at[i]] where lane i's line starts in this vector, else the last
+  /// lane of `carried` (the line began in an earlier vector).
+  TALLY_T static reg line_bases(reg before, reg at, reg carried) {
+    const reg start = _mm256_sub_epi8(_mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+                                                       20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31),
+                                      at);
+    const reg from_low = _mm256_shuffle_epi8(_mm256_permute2x128_si256(before, before, 0x00), start);
+    const reg from_high = _mm256_shuffle_epi8(_mm256_permute2x128_si256(before, before, 0x11), start);
+    const reg here = _mm256_blendv_epi8(from_low, from_high, _mm256_cmpgt_epi8(start, _mm256_set1_epi8(15)));
+    return _mm256_blendv_epi8(here, broadcast_last(carried), _mm256_cmpgt_epi8(_mm256_setzero_si256(), start));
+  }
   template <class Op>
   TALLY_T static reg scan(reg x) {
     x = scan_groups<Op, 16>(x);  // within each half, then the low half's last lane into the high half
