@@ -538,10 +538,14 @@ TALLY_SIMD_TARGET void scatter_tile(const T* tile, std::size_t n_a, std::size_t 
 
 /// One Kogge-Stone step of a segmented scan: lane i combines with lane i - k unless a line
 /// starts within lanes (i - k, i]; `cut` marks those lanes and grows to (i - 2k, i].
+/// Lines of n <= k elements leave no lane to combine (a start lies in every (i - k, i]),
+/// so those steps are skipped (float32 lines of 3: a third fewer steps).
 /// (Not `near`: the Windows headers define near and far as empty macros.)
 template <class V, class Op, int k>
-TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg segmented_step(typename V::reg x, std::uint64_t& cut) noexcept {
+TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg segmented_step(typename V::reg x, std::uint64_t& cut,
+                                                                    std::size_t n) noexcept {
   if constexpr (static_cast<std::size_t>(k) < V::width) {
+    if (n <= static_cast<std::size_t>(k)) return x;
     x = V::template step<Op, k>(x, ~cut);
     cut |= cut << k;
   }
@@ -580,12 +584,12 @@ TALLY_SIMD_TARGET void scan_short_lines_dir(const T* in, T* out, std::size_t n, 
     const std::uint64_t starts = (phase == 0 ? pattern : n - phase < W ? pattern << (n - phase) : 0) & all;
     reg x = Reverse ? V::reverse(V::load(in_end - k - W)) : V::load(in + k);
     std::uint64_t cut = starts;
-    x = segmented_step<V, Op, 1>(x, cut);
-    x = segmented_step<V, Op, 2>(x, cut);
-    x = segmented_step<V, Op, 4>(x, cut);
-    x = segmented_step<V, Op, 8>(x, cut);
-    x = segmented_step<V, Op, 16>(x, cut);
-    x = segmented_step<V, Op, 32>(x, cut);
+    x = segmented_step<V, Op, 1>(x, cut, n);
+    x = segmented_step<V, Op, 2>(x, cut, n);
+    x = segmented_step<V, Op, 4>(x, cut, n);
+    x = segmented_step<V, Op, 8>(x, cut, n);
+    x = segmented_step<V, Op, 16>(x, cut, n);
+    x = segmented_step<V, Op, 32>(x, cut, n);
     // Lanes before the first start continue the previous vector's last line.
     const std::uint64_t continuing = ((starts & (0 - starts)) - 1) & all;
     x = V::select(continuing, V::template combine<Op>(V::broadcast_last(prev), x), x);
