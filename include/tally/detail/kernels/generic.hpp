@@ -17,7 +17,8 @@
 //   lines and narrow columns fall back to plain loops, except that select alone, as
 //   NEON has it, scans packed lines of a vector or more); group_max with scan_groups<Op, n>
 //   and shift_in_groups<n> (scans of groups of n lanes inside 128-bit halves, for lines of
-//   2, 4, 8 elements, and 16 in 8-bit lanes).
+//   2, 4, 8 elements, and 16 in 8-bit lanes); minus, line_positions, next_positions and
+//   line_bases (packed integer lines summed as differences of the running sum).
 
 /// The vector for element type T.
 template <class T>
