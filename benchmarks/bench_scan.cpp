@@ -705,7 +705,9 @@ void register_sweep() {
   for (std::size_t width : {std::size_t{3}, std::size_t{7}})
     add_sweep<float>("sweep:f32:a0:w=" + std::to_string(width), shape{{n / width, width}, {}, 0});
   const std::size_t few[] = {1, 4, 16, 256, 4096};
-  for (std::size_t len : few)
+  // int8 also at lengths that are no power of two (sums as differences, 8-bit lanes).
+  for (std::size_t len : {std::size_t{1}, std::size_t{4}, std::size_t{5}, std::size_t{16}, std::size_t{24},
+                          std::size_t{256}, std::size_t{4096}})
     add_sweep<std::int8_t>("sweep:i8:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
   for (std::size_t len : few)
     add_sweep<std::int32_t>("sweep:i32:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
