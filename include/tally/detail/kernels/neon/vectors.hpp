@@ -146,6 +146,24 @@ struct i32 {
   TALLY_T static reg scan(reg x) {
     return step<Op, 2>(step<Op, 1>(x));
   }
+  // Packed lines as differences of the running sum (see i8).
+  TALLY_T static reg minus(reg a, reg b) { return vsubq_u32(a, b); }
+  TALLY_T static reg line_positions(std::size_t n) {
+    alignas(16) const lane at[4] = {0, static_cast<lane>(1 % n), static_cast<lane>(2 % n), static_cast<lane>(3 % n)};
+    return vld1q_u32(at);
+  }
+  TALLY_T static reg next_positions(reg at, reg advance, reg last) {
+    at = vaddq_u32(at, advance);
+    return vsubq_u32(at, vandq_u32(vcgtq_u32(at, last), vaddq_u32(last, vdupq_n_u32(1))));
+  }
+  TALLY_T static reg line_bases(reg before, reg at, reg carried) {
+    alignas(16) static constexpr lane iota[4] = {0, 1, 2, 3};
+    const reg lanes = vld1q_u32(iota);
+    // Lane s to bytes 4s .. 4s + 3 of `before`.
+    const reg bytes = vaddq_u32(vmulq_n_u32(vsubq_u32(lanes, at), 0x04040404u), vdupq_n_u32(0x03020100u));
+    const reg here = vreinterpretq_u32_u8(vqtbl1q_u8(vreinterpretq_u8_u32(before), vreinterpretq_u8_u32(bytes)));
+    return vbslq_u32(vcgtq_u32(at, lanes), broadcast_last(carried), here);
+  }
 };
 
 /// 2 lanes of 64-bit integers; NEON has no 64-bit multiply, so it is built from 32-bit
@@ -230,10 +248,90 @@ struct i16 {
   TALLY_T static reg scan(reg x) {
     return step<Op, 4>(step<Op, 2>(step<Op, 1>(x)));
   }
+  // Packed lines as differences of the running sum (see i8).
+  TALLY_T static reg minus(reg a, reg b) { return vsubq_u16(a, b); }
+  TALLY_T static reg line_positions(std::size_t n) {
+    alignas(16) lane at[8];
+    for (std::size_t i = 0; i < 8; ++i) at[i] = static_cast<lane>(i % n);
+    return vld1q_u16(at);
+  }
+  TALLY_T static reg next_positions(reg at, reg advance, reg last) {
+    at = vaddq_u16(at, advance);
+    return vsubq_u16(at, vandq_u16(vcgtq_u16(at, last), vaddq_u16(last, vdupq_n_u16(1))));
+  }
+  TALLY_T static reg line_bases(reg before, reg at, reg carried) {
+    alignas(16) static constexpr lane iota[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    const reg lanes = vld1q_u16(iota);
+    // Lane s to bytes 2s, 2s + 1 of `before`.
+    const reg bytes = vaddq_u16(vmulq_n_u16(vsubq_u16(lanes, at), 0x0202), vdupq_n_u16(0x0100));
+    const reg here = vreinterpretq_u16_u8(vqtbl1q_u8(vreinterpretq_u8_u16(before), vreinterpretq_u8_u16(bytes)));
+    return vbslq_u16(vcgtq_u16(at, lanes), broadcast_last(carried), here);
+  }
 };
 
-/// The vector of 8-bit sums (generic.hpp: line_vec_for): i16, widening.
-using byte_sums = i16;
+/// 16 lanes of 8-bit integers, for sums (generic.hpp: line_vec_for): twice i16's lanes and
+/// no widening or narrowing. Besides the basic vocabulary it has select and the packed
+/// lines as differences of the running sum (see avx2::i8); the rest stays i16's.
+struct i8 {
+  using reg = uint8x16_t;
+  using lane = std::uint8_t;
+  static constexpr std::size_t width = 16;
+  TALLY_T static reg broadcast(unsigned a) { return vdupq_n_u8(static_cast<lane>(a)); }
+  template <class X>
+  TALLY_T static reg load(const X* p) {
+    static_assert(sizeof(X) == 1, "8-bit elements");
+    return vld1q_u8(reinterpret_cast<const lane*>(p));
+  }
+  template <class X>
+  TALLY_T static void store(X* p, reg v) { vst1q_u8(reinterpret_cast<lane*>(p), v); }
+  template <class X>
+  TALLY_T static void stream(X* p, reg v) { store(p, v); }
+  TALLY_T static reg reverse(reg v) {
+    const reg halves = vrev64q_u8(v);  // [7..0, 15..8]
+    return vextq_u8(halves, halves, 8);
+  }
+  TALLY_T static reg broadcast_last(reg v) { return vdupq_laneq_u8(v, 15); }
+  TALLY_T static reg shift_in(reg v, reg prev) { return vextq_u8(prev, v, 15); }
+  TALLY_T static lane first(reg v) { return vgetq_lane_u8(v, 0); }
+  TALLY_T static lane last(reg v) { return vgetq_lane_u8(v, 15); }
+  TALLY_T static reg select(std::uint64_t lanes, reg a, reg b) {
+    alignas(16) static constexpr lane bit[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+    const reg bytes = vcombine_u8(vdup_n_u8(static_cast<lane>(lanes & 0xff)), vdup_n_u8(static_cast<lane>((lanes >> 8) & 0xff)));
+    return vbslq_u8(vtstq_u8(bytes, vld1q_u8(bit)), a, b);
+  }
+  template <class Op>
+  TALLY_T static reg combine(reg a, reg b) {
+    static_assert(is_sum<Op>, "8-bit lanes add only here");
+    return vaddq_u8(a, b);
+  }
+  template <class Op>
+  TALLY_T static reg scan(reg x) {
+    const reg zero = vdupq_n_u8(0);
+    x = vaddq_u8(x, vextq_u8(zero, x, 15));
+    x = vaddq_u8(x, vextq_u8(zero, x, 14));
+    x = vaddq_u8(x, vextq_u8(zero, x, 12));
+    return vaddq_u8(x, vextq_u8(zero, x, 8));
+  }
+  TALLY_T static reg minus(reg a, reg b) { return vsubq_u8(a, b); }
+  TALLY_T static reg line_positions(std::size_t n) {
+    alignas(16) lane at[16];
+    for (std::size_t i = 0; i < 16; ++i) at[i] = static_cast<lane>(i % n);
+    return vld1q_u8(at);
+  }
+  TALLY_T static reg next_positions(reg at, reg advance, reg last) {
+    at = vaddq_u8(at, advance);
+    return vsubq_u8(at, vandq_u8(vcgtq_u8(at, last), vaddq_u8(last, vdupq_n_u8(1))));
+  }
+  TALLY_T static reg line_bases(reg before, reg at, reg carried) {
+    alignas(16) static constexpr lane iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    const reg lanes = vld1q_u8(iota);
+    // A line that began in an earlier vector has at > lane (its start would be negative).
+    return vbslq_u8(vcgtq_u8(at, lanes), broadcast_last(carried), vqtbl1q_u8(before, vsubq_u8(lanes, at)));
+  }
+};
+
+/// The vector of 8-bit sums (generic.hpp: line_vec_for).
+using byte_sums = i8;
 
 /// 4x4 blocks of 4-byte elements, transposed in registers (see avx512::transpose32).
 /// Integers move as uint32 lanes, floats as float lanes (each read through its own type
