@@ -28,9 +28,9 @@ using vec_for = std::conditional_t<
                        std::conditional_t<sizeof(T) == 8, i64, std::conditional_t<sizeof(T) == 4, i32, i16>>>>;
 
 /// The vector of the line kernels (lines, their totals, packed lines) for Op over T:
-/// vec_for<T>, except that 8-bit sums take the target's byte_sums (AVX2: native 8-bit
-/// lanes, twice i16's, with the basic vocabulary, select and group scans only; elsewhere
-/// i16 itself).
+/// vec_for<T>, except that 8-bit sums take the target's byte_sums (AVX2 and NEON: native
+/// 8-bit lanes, twice i16's, with the basic vocabulary, select, the differences and, on
+/// AVX2, group scans; AVX-512: i16 itself).
 template <class Op, class T>
 using line_vec_for = std::conditional_t<sizeof(T) == 1 && is_sum<Op>, byte_sums, vec_for<T>>;
 
@@ -761,9 +761,9 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
     scan_lines_by_vectors<Op, T, false, V>(in, out, n, count, exclusive, stream);
 }
 
-/// Packed lines by length: a copy (1), the by-vector scan (a vector or more of the line
-/// vector), group scans (lengths dividing a 128-bit half), the by-vector scan of the full
-/// vector where the line vector is wider (8-bit sums: 16..31 elements), the segmented scan.
+/// Packed lines by length: a copy (1), the by-vector scan (a vector or more), group scans
+/// (lengths dividing a 128-bit half), differences of the running sum (integer sums), the
+/// segmented scan.
 template <class Op, class T>
 TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std::size_t count, bool reverse,
                                         bool exclusive, bool stream) noexcept {
@@ -793,8 +793,6 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
       scan_short_sums_by_difference<T, true, L>(in, out, n, count, exclusive, stream);
     else
       scan_short_sums_by_difference<T, false, L>(in, out, n, count, exclusive, stream);
-  } else if (n >= V::width) {
-    scan_lines_by_vectors<Op, T, V>(in, out, n, count, reverse, exclusive, stream);
   } else if constexpr (!has_lane_ops<V>) {
     scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
   } else {
