@@ -17,8 +17,8 @@
 //   lines and narrow columns fall back to plain loops, except that select alone, as
 //   NEON has it, scans packed lines of a vector or more); group_max with scan_groups<Op, n>
 //   and shift_in_groups<n> (scans of groups of n lanes inside 128-bit halves, for lines of
-//   2, 4, 8 elements, and 16 in 8-bit lanes); minus, line_positions, next_positions and
-//   line_bases (packed integer lines summed as differences of the running sum).
+//   2, 4, 8 elements, and 16 in 8-bit lanes); minus, next_positions and line_bases
+//   (packed integer lines summed as differences of the running sum).
 
 /// The vector for element type T.
 template <class T>
@@ -663,7 +663,7 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
   writer.flush();
 }
 
-/// Whether V offers line_positions / next_positions / line_bases / minus, what
+/// Whether V offers next_positions / line_bases / minus, what
 /// scan_short_sums_by_difference needs.
 template <class V, class = void>
 inline constexpr bool has_line_bases = false;
@@ -685,7 +685,9 @@ TALLY_SIMD_TARGET void scan_short_sums_by_difference(const T* in, T* out, std::s
   constexpr std::size_t W = V::width;
   const std::size_t total = n * count;
   const reg advance = V::broadcast(static_cast<A>(W % n)), last_position = V::broadcast(static_cast<A>(n - 1));
-  reg at = V::line_positions(n);  // lane i's position in its line
+  alignas(64) A positions[W];
+  for (std::size_t i = 0; i < W; ++i) positions[i] = static_cast<A>(i % n);
+  reg at = V::load(static_cast<const A*>(positions));  // lane i's position in its line
   reg running = V::broadcast(A(0));  // Q of the lane before this vector, in every lane
   reg bases = running;                // its last lane: Q before the line running into this vector
   streaming_writer<V, T> writer(stream);

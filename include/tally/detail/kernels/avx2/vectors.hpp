@@ -272,11 +272,6 @@ struct i32 {
   }
   // Packed lines as differences of the running sum (see i8).
   TALLY_T static reg minus(reg a, reg b) { return _mm256_sub_epi32(a, b); }
-  TALLY_T static reg line_positions(std::size_t n) {
-    return _mm256_setr_epi32(0, static_cast<int>(1 % n), static_cast<int>(2 % n), static_cast<int>(3 % n),
-                             static_cast<int>(4 % n), static_cast<int>(5 % n), static_cast<int>(6 % n),
-                             static_cast<int>(7 % n));
-  }
   TALLY_T static reg next_positions(reg at, reg advance, reg last) {
     at = _mm256_add_epi32(at, advance);
     return _mm256_sub_epi32(at, _mm256_and_si256(_mm256_cmpgt_epi32(at, last), _mm256_add_epi32(last, _mm256_set1_epi32(1))));
@@ -469,11 +464,6 @@ struct i16 {
   }
   // Packed lines as differences of the running sum (see i8).
   TALLY_T static reg minus(reg a, reg b) { return _mm256_sub_epi16(a, b); }
-  TALLY_T static reg line_positions(std::size_t n) {
-    alignas(32) std::uint16_t at[16];
-    for (std::size_t i = 0; i < 16; ++i) at[i] = static_cast<std::uint16_t>(i % n);
-    return _mm256_load_si256(reinterpret_cast<const __m256i*>(at));
-  }
   TALLY_T static reg next_positions(reg at, reg advance, reg last) {
     at = _mm256_add_epi16(at, advance);
     return _mm256_sub_epi16(at, _mm256_and_si256(_mm256_cmpgt_epi16(at, last), _mm256_add_epi16(last, _mm256_set1_epi16(1))));
@@ -570,12 +560,6 @@ struct i8 {
   // Packed lines of any length as differences of the stream's running sum (generic.hpp:
   // scan_short_sums_by_difference); positions in lines are lane values below 64.
   TALLY_T static reg minus(reg a, reg b) { return _mm256_sub_epi8(a, b); }
-  /// Lane i: i % n, each lane's position in its line when a line starts at lane 0.
-  TALLY_T static reg line_positions(std::size_t n) {
-    alignas(32) std::uint8_t at[32];
-    for (std::size_t i = 0; i < 32; ++i) at[i] = static_cast<std::uint8_t>(i % n);
-    return _mm256_load_si256(reinterpret_cast<const __m256i*>(at));
-  }
   /// The positions a vector later: plus `advance` (32 % n in every lane), less n where
   /// that reaches n (`last` = n - 1 in every lane).
   TALLY_T static reg next_positions(reg at, reg advance, reg last) {

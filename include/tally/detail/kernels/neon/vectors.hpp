@@ -148,10 +148,6 @@ struct i32 {
   }
   // Packed lines as differences of the running sum (see i8).
   TALLY_T static reg minus(reg a, reg b) { return vsubq_u32(a, b); }
-  TALLY_T static reg line_positions(std::size_t n) {
-    alignas(16) const lane at[4] = {0, static_cast<lane>(1 % n), static_cast<lane>(2 % n), static_cast<lane>(3 % n)};
-    return vld1q_u32(at);
-  }
   TALLY_T static reg next_positions(reg at, reg advance, reg last) {
     at = vaddq_u32(at, advance);
     return vsubq_u32(at, vandq_u32(vcgtq_u32(at, last), vaddq_u32(last, vdupq_n_u32(1))));
@@ -250,11 +246,6 @@ struct i16 {
   }
   // Packed lines as differences of the running sum (see i8).
   TALLY_T static reg minus(reg a, reg b) { return vsubq_u16(a, b); }
-  TALLY_T static reg line_positions(std::size_t n) {
-    alignas(16) lane at[8];
-    for (std::size_t i = 0; i < 8; ++i) at[i] = static_cast<lane>(i % n);
-    return vld1q_u16(at);
-  }
   TALLY_T static reg next_positions(reg at, reg advance, reg last) {
     at = vaddq_u16(at, advance);
     return vsubq_u16(at, vandq_u16(vcgtq_u16(at, last), vaddq_u16(last, vdupq_n_u16(1))));
@@ -313,11 +304,6 @@ struct i8 {
     return vaddq_u8(x, vextq_u8(zero, x, 8));
   }
   TALLY_T static reg minus(reg a, reg b) { return vsubq_u8(a, b); }
-  TALLY_T static reg line_positions(std::size_t n) {
-    alignas(16) lane at[16];
-    for (std::size_t i = 0; i < 16; ++i) at[i] = static_cast<lane>(i % n);
-    return vld1q_u8(at);
-  }
   TALLY_T static reg next_positions(reg at, reg advance, reg last) {
     at = vaddq_u8(at, advance);
     return vsubq_u8(at, vandq_u8(vcgtq_u8(at, last), vaddq_u8(last, vdupq_n_u8(1))));
