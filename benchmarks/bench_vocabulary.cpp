@@ -269,19 +269,26 @@ void register_axis(int axis, bool aligned) {
       torch_peer(1, axis, aligned));
   add("V2" + a, aligned, count * 12, [=] { tally::cummax(in, y, idx, axis); }, [=] { return check_max(true); },
       torch_peer(2, axis, aligned));
-  // V3: logcumsumexp.
-  add("V3" + a, aligned, count * 4, [=] { tally::logcumsumexp(in, y, axis); }, [=] {
+  // V3: logcumsumexp; V3f with scan_accuracy::fast (float's exp and log: 4 ulp of float at
+  // the scale of max(|y|, 1) instead of 2).
+  const auto check_logsumexp = [=](double ulps) {
     bool ok = true;
     for_lines(axis, [&](std::size_t s, std::size_t step) {
       double r = -INFINITY;
       for (std::size_t k = 0; k < side; ++k) {
         const double v = x[s + k * step], hi = std::max(r, v), lo = std::min(r, v);
         r = hi + std::log1p(std::exp(lo - hi));
-        ok = ok && near(out.get()[s + k * step], r, 0x1p-22 * std::max(1.0, std::fabs(r)));
+        ok = ok && near(out.get()[s + k * step], r, ulps * 0x1p-23 * std::max(1.0, std::fabs(r)));
       }
     });
     return ok;
-  }, torch_peer(3, axis, aligned));
+  };
+  add("V3" + a, aligned, count * 4, [=] { tally::logcumsumexp(in, y, axis); }, [=] { return check_logsumexp(2); },
+      torch_peer(3, axis, aligned));
+  tally::scan_options fast;
+  fast.accuracy = tally::scan_accuracy::fast;
+  add("V3f" + a, aligned, count * 4, [=] { tally::logcumsumexp(in, y, axis, fast); },
+      [=] { return check_logsumexp(4); }, torch_peer(3, axis, aligned));
   // V4: nancumsum.
   add("V4" + a, aligned, count * 4, [=] { tally::nancumsum(in_nan, y, axis); }, [=] {
     bool ok = true;

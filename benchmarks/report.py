@@ -81,6 +81,7 @@ VOCABULARY = [
     ("V1", "cummax values", 1.5),
     ("V2", "cummax values + indices", 1.5),
     ("V3", "logcumsumexp", 2.0),
+    ("V3f", "logcumsumexp, scan_accuracy::fast", 2.0),
     ("V4", "nancumsum", 1.5),
     ("V5", "cumsum float32 -> float64", 1.5),
     ("V6", "segmented cumsum", 1.5),

@@ -842,8 +842,10 @@ std::vector<long double> sequential_logcumsumexp(const std::vector<T>& x) {
   return y;
 }
 
+/// `ulps` of T at the scale of max(|want|, `floor`): the vector forms' bound.
 template <class T>
-void check_logcumsumexp_vector_paths() {
+void check_logcumsumexp_vector_paths(tally::scan_accuracy accuracy = tally::scan_accuracy::exact, long double ulps = 8,
+                                     long double floor = 4) {
   rng_t rng(55);
   const auto value = [&](std::size_t i) -> T {
     switch (tally_test::pick(rng, 400)) {  // rare specials and jumps that rebase
@@ -856,12 +858,12 @@ void check_logcumsumexp_vector_paths() {
   };
   // Within 4 ulp of T of the result or of the inputs' scale (the vector paths use their own
   // exp and log, within an ulp of libm's; double sums of a long line add a few ulp more).
-  const auto close_enough = [](T got, long double want) {
+  const auto close_enough = [&](T got, long double want) {
     if (std::isnan(want)) return std::isnan(got);
     if (std::isinf(want)) return static_cast<long double>(got) == want;
-    const long double scale = std::max(std::fabs(want), 4.0L);
+    const long double scale = std::max(std::fabs(want), floor);
     const int digits = std::numeric_limits<T>::digits;
-    return std::fabs(static_cast<long double>(got) - want) <= 8 * std::ldexp(1.0L, std::ilogb(scale) - digits + 1);
+    return std::fabs(static_cast<long double>(got) - want) <= ulps * std::ldexp(1.0L, std::ilogb(scale) - digits + 1);
   };
   for (const std::size_t cols : {std::size_t{3000}, std::size_t{1027}}) {
     const std::size_t rows = 37;
@@ -874,8 +876,10 @@ void check_logcumsumexp_vector_paths() {
                        << " in place " << in_place);
           std::vector<T> y = in_place ? x : std::vector<T>(x.size());
           const T* in = in_place ? y.data() : x.data();
+          tally::scan_options options(direction);
+          options.accuracy = accuracy;
           tally::logcumsumexp<T>(tensor_view<const T>(in, {rows, cols}), tensor_view<T>(y.data(), {rows, cols}), axis,
-                                 {direction});
+                                 options);
           std::size_t bad = 0;
           const std::size_t lines = axis == 1 ? rows : cols, length = axis == 1 ? cols : rows;
           for (std::size_t l = 0; l < lines; ++l) {
@@ -898,6 +902,10 @@ void check_logcumsumexp_vector_paths() {
 TEST_CASE("logcumsumexp's vector forms match a sequential long double fold") {
   check_logcumsumexp_vector_paths<float>();
   check_logcumsumexp_vector_paths<double>();
+  // scan_accuracy::fast: float's exp and log (AVX2), within 4 ulp of float at the scale of
+  // max(|y|, 1); double elements keep their double form.
+  check_logcumsumexp_vector_paths<float>(tally::scan_accuracy::fast, 4, 1);
+  check_logcumsumexp_vector_paths<double>(tally::scan_accuracy::fast);
 }
 
 // ---------------------------------------------------------------------------------------

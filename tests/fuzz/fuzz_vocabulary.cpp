@@ -49,7 +49,7 @@ enum function : int {
   nan_product,    // nancumprod double
   max_indices,    // cummax float with indices
   min_values,     // cummin int32 without indices
-  log_sum_exp,    // logcumsumexp float
+  log_sum_exp,    // logcumsumexp float (scan_accuracy::fast without flag 0x80)
   user_matrices,  // scan of mat2
   segmented_sum,  // cumsum float with resets
   simd_initial,   // cumsum int32 on the SIMD engine (include_initial among the modes); with
@@ -143,6 +143,7 @@ void run(byte_reader& r, decoded& c) {
                               c.exclusive, c.threads ? 3u : 1u);
   options.include_initial = c.include_initial;
   if (c.exact) options.accuracy = tally::scan_accuracy::exact;
+  if (c.fn == log_sum_exp && !c.exact) options.accuracy = tally::scan_accuracy::fast;
   bool threw = false;
   try {
     const tally::tensor_view<const In> in(a.data() + c.in_base, c.rank, c.sizes, c.in_l.strides);
