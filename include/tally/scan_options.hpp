@@ -16,8 +16,9 @@ enum class scan_accuracy {
   /// The default. The running value finer than the element type (float32: double; float64:
   /// a compensated pair, tally::double_double), each output rounded once: within 1 ulp of
   /// the exact running sum unless the finer value itself loses more than half an ulp
-  /// (docs/accuracy.md gives the bound and the cost per shape). Other element types and
-  /// operators are unaffected.
+  /// (docs/accuracy.md gives the bound and the cost per shape). logcumsumexp of float
+  /// keeps exp and log in double; fast takes them in float (AVX2: about 2 ulp of float at
+  /// the scale of max(|y|, 1)). Other element types and operators are unaffected.
   exact,
 };
 
@@ -36,7 +37,8 @@ struct scan_options : execution_options {
   /// identity (or the carry), as NumPy 2.1's cumulative_sum(include_initial=True). Not
   /// with `exclusive`.
   bool include_initial = false;
-  /// cumsum / cumprod of float32 and float64: exact (the default) or fast; see scan_accuracy.
+  /// cumsum / cumprod of float32 and float64, logcumsumexp of float32: exact (the default)
+  /// or fast; see scan_accuracy.
   scan_accuracy accuracy = scan_accuracy::exact;
 };
 
