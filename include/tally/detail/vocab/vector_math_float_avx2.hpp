@@ -73,9 +73,9 @@ TALLY_TARGET_AVX2 inline __m256 plus_log(__m256 b, __m256 s) {
   p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(3.3333331174e-1f));
   // log(m) = f - z/2 + f z p; then ln2's low part times e, and last b + e ln2_hi (exact
   // product), so that the one rounding with b's magnitude comes last.
-  __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(f, z), p, _mm256_fnmadd_ps(_mm256_set1_ps(0.5f), z, f));
-  small = _mm256_fmadd_ps(ef, _mm256_set1_ps(-2.12194440e-4f), small);
-  return _mm256_add_ps(_mm256_fmadd_ps(ef, _mm256_set1_ps(0.693359375f), b), small);
+  __m256 log_m = _mm256_fmadd_ps(_mm256_mul_ps(f, z), p, _mm256_fnmadd_ps(_mm256_set1_ps(0.5f), z, f));
+  log_m = _mm256_fmadd_ps(ef, _mm256_set1_ps(-2.12194440e-4f), log_m);
+  return _mm256_add_ps(_mm256_fmadd_ps(ef, _mm256_set1_ps(0.693359375f), b), log_m);
 }
 
 TALLY_SIMD_WARNINGS_END
