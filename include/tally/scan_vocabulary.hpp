@@ -116,7 +116,7 @@ void cummin(tensor_view<const T> in, tensor_view<T> values, int axis, scan_optio
 /// any number, NaN propagates. Every output is within a few ulp of double of the exact
 /// value, then rounded to T; with `options.accuracy = scan_accuracy::fast`, float elements
 /// may take exp and log in float (AVX2), within about 2e-7 at the scale of max(|y|, 1)
-/// and 2.5x faster (docs/vocabulary.md).
+/// and 1.6x to 2.3x faster (docs/vocabulary.md).
 template <class T>
 void logcumsumexp(tensor_view<const T> in, tensor_view<T> out, int axis, scan_options options = {}) {
   if constexpr (std::is_same_v<T, float>)
