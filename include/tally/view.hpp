@@ -28,6 +28,14 @@ class tensor_view {
 
   /// No tensor (rank 0, no data): used for "absent", e.g. an optional carry.
   tensor_view() noexcept = default;
+  /// A copy, member by member. Defined (as defaulted) outside the class so that it is
+  /// user-provided: the C++ ABIs then pass a view argument as the address of the caller's
+  /// object instead of copying its 144 bytes. Inlined, GCC copied both views of a small
+  /// cumsum with 16-byte loads straddling the constructor's 8-byte stores, which the store
+  /// buffer cannot forward (16 floats: 46 -> 41 ns exact, 44 -> 36 ns fast, min of 60 runs).
+  tensor_view(const tensor_view&) noexcept;
+  /// Assignment, member by member.
+  tensor_view& operator=(const tensor_view&) noexcept = default;
 
   /// Packed row-major.
   tensor_view(T* data, std::initializer_list<std::size_t> sizes)
@@ -99,6 +107,9 @@ class tensor_view {
   T* data_ = nullptr;
   detail::strided_layout layout_;
 };
+
+template <class T>
+tensor_view<T>::tensor_view(const tensor_view&) noexcept = default;
 
 namespace detail {
 /// A 0-d tensor as the rank-1 view of its one element, which every scan handles (axis 0
