@@ -11,7 +11,11 @@ namespace detail {
 
 struct checked_u64 {
   std::uint64_t value = 0;
-  bool overflow = false;
+  /// 0 or 1. A whole word, not a bool: with a bool's seven padding bytes, GCC assembled
+  /// the second word of the returned pair through memory (zeroing stores, then one 8-byte
+  /// load that the store buffer cannot forward) in every tensor_view constructor
+  /// (an 8x8 cumsum, two views: 94 -> 84 ns).
+  std::uint64_t overflow = 0;
 };
 
 inline checked_u64 operator+(checked_u64 a, checked_u64 b) noexcept {
