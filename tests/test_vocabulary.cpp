@@ -902,10 +902,50 @@ void check_logcumsumexp_vector_paths(tally::scan_accuracy accuracy = tally::scan
 TEST_CASE("logcumsumexp's vector forms match a sequential long double fold") {
   check_logcumsumexp_vector_paths<float>();
   check_logcumsumexp_vector_paths<double>();
-  // scan_accuracy::fast: float's exp and log (AVX2), within 4 ulp of float at the scale of
-  // max(|y|, 1); double elements keep their double form.
+  // scan_accuracy::fast: float's exp and log (AVX2, AVX-512), within 4 ulp of float at the
+  // scale of max(|y|, 1); double elements keep their double form.
   check_logcumsumexp_vector_paths<float>(tally::scan_accuracy::fast, 4, 1);
   check_logcumsumexp_vector_paths<double>(tally::scan_accuracy::fast);
+}
+
+// The fast form's exp and log at the ends of their domains: differences from -100 (terms
+// that vanish) to +63 (the largest that does not rebase), sums from 1 to about 1e30, and
+// elements near 1e4 (whose differences must be taken exactly), along lines and across rows.
+TEST_CASE("logcumsumexp's fast form keeps its bound over the whole range of exp and log") {
+  rng_t rng(71);
+  const std::size_t rows = 67, cols = 1029;
+  std::vector<std::vector<float>> inputs(4, std::vector<float>(rows * cols));
+  for (std::size_t i = 0; i < rows * cols; ++i) {
+    inputs[0][i] = 0.5f;                                                // sums growing to 1029
+    inputs[1][i] = -3.0f * static_cast<float>(i % cols + i / cols);     // terms that vanish
+    inputs[2][i] = std::uniform_real_distribution<float>(-100, 63)(rng);  // every difference
+    inputs[3][i] = 1e4f + std::uniform_real_distribution<float>(-3, 3)(rng);
+  }
+  for (std::size_t i = 0; i < rows * cols; i += cols) inputs[2][i] = 0;  // a first element to rebase from
+  for (std::size_t c = 0; c < cols; ++c) inputs[2][c] = 0;
+  for (std::size_t which = 0; which < inputs.size(); ++which)
+    for (const int axis : {0, 1}) {
+      INFO("input " << which << " axis " << axis);
+      const std::vector<float>& x = inputs[which];
+      std::vector<float> y(x.size());
+      tally::scan_options options;
+      options.accuracy = tally::scan_accuracy::fast;
+      tally::logcumsumexp<float>(tensor_view<const float>(x.data(), {rows, cols}), tensor_view<float>(y.data(), {rows, cols}),
+                                 axis, options);
+      const std::size_t lines = axis == 1 ? rows : cols, length = axis == 1 ? cols : rows;
+      long double worst = 0;  // in ulps of float at the scale of max(|want|, 1)
+      for (std::size_t l = 0; l < lines; ++l) {
+        const auto at = [&](std::size_t k) { return axis == 1 ? l * cols + k : k * cols + l; };
+        std::vector<float> line(length);
+        for (std::size_t k = 0; k < length; ++k) line[k] = x[at(k)];
+        const std::vector<long double> want = sequential_logcumsumexp(line);
+        for (std::size_t k = 0; k < length; ++k) {
+          const long double scale = std::ldexp(1.0L, std::ilogb(std::max(std::fabs(want[k]), 1.0L)) - 23);
+          worst = std::max(worst, std::fabs(static_cast<long double>(y[at(k)]) - want[k]) / scale);
+        }
+      }
+      CHECK(worst <= 4);
+    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -24,8 +24,8 @@ TALLY_BEGIN_NAMESPACE
 namespace detail {
 
 /// `Fast` (scan_accuracy::fast) lets the vector forms compute exp and log at the element's
-/// precision where they have such a form (float elements on AVX2); the scalar combine and
-/// values are the same.
+/// precision where they have such a form (float elements on AVX2 and AVX-512); the scalar
+/// combine and values are the same.
 template <class T, bool Fast = false>
 struct logcumsumexp_op {
   static_assert(is_real_float_v<T>, "tally::logcumsumexp takes floating-point elements");

@@ -265,26 +265,11 @@ struct vector_line<extremum_op<float, Max, false>> {
 template <class T, bool Fast>
 struct vector_line<logcumsumexp_op<T, Fast>> {
   static constexpr bool exists = std::is_same_v<T, float> || std::is_same_v<T, double>;
-  /// Scans a whole contiguous line when the CPU has AVX2 (eight lanes with AVX-512; float
-  /// lanes for Fast float elements on AVX2). (Compute-bound: plain stores, whatever
-  /// `stream` says.)
+  /// Scans a whole contiguous line when the CPU has AVX2 (lanes: logsumexp_line_on).
+  /// (Compute-bound: plain stores, whatever `stream` says.)
   static bool scan(const line_span<T, T>& l) noexcept {
     if constexpr (exists) {
-      const simd_variant target = active_target();
-      if (l.resets) return false;
-      if constexpr (Fast && std::is_same_v<T, float>) {
-        if (target == simd_variant::avx2 && l.n <= logsumexp_fast_max_line) {
-          l.reverse ? logsumexp_line_fast_avx2<true>(l.in, l.out, l.n) : logsumexp_line_fast_avx2<false>(l.in, l.out, l.n);
-          return true;
-        }
-      }
-      if (target == simd_variant::avx512)
-        l.reverse ? logsumexp_line_avx512<T, true>(l.in, l.out, l.n) : logsumexp_line_avx512<T, false>(l.in, l.out, l.n);
-      else if (target == simd_variant::avx2)
-        l.reverse ? logsumexp_line_avx2<T, true>(l.in, l.out, l.n) : logsumexp_line_avx2<T, false>(l.in, l.out, l.n);
-      else
-        return false;
-      return true;
+      return !l.resets && logsumexp_line_on<Fast>(active_target(), l.in, l.out, l.n, l.reverse);
     }
     (void)l;
     return false;
@@ -295,24 +280,11 @@ struct vector_rows<logcumsumexp_op<T, Fast>> {
   static constexpr bool exists = std::is_same_v<T, float> || std::is_same_v<T, double>;
   static constexpr std::size_t max_lines = logsumexp_tile_capacity;
   /// Scans `count` neighbouring lines (unit steps between them), n rows, when the CPU has
-  /// AVX2 (eight lanes with AVX-512; float lanes for Fast float elements on AVX2).
-  static bool scan(const row_tile<T, T>& t) noexcept {  // compute-bound: plain stores
+  /// AVX2 (lanes: logsumexp_line_on). (Compute-bound: plain stores.)
+  static bool scan(const row_tile<T, T>& t) noexcept {
     if constexpr (exists) {
       if (t.resets || t.index || t.count > max_lines) return false;
-      const simd_variant target = active_target();
-      if constexpr (Fast && std::is_same_v<T, float>) {
-        if (target == simd_variant::avx2 && t.rows <= logsumexp_fast_max_line) {
-          logsumexp_rows_fast_avx2(t.in, t.out, t.count, t.rows, t.in_row, t.out_row);
-          return true;
-        }
-      }
-      if (target == simd_variant::avx512)
-        logsumexp_rows_avx512(t.in, t.out, t.count, t.rows, t.in_row, t.out_row);
-      else if (target == simd_variant::avx2)
-        logsumexp_rows_avx2(t.in, t.out, t.count, t.rows, t.in_row, t.out_row);
-      else
-        return false;
-      return true;
+      return logsumexp_rows_on<Fast>(active_target(), t.in, t.out, t.count, t.rows, t.in_row, t.out_row);
     }
     (void)t;
     return false;

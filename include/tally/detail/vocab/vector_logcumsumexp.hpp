@@ -1,7 +1,8 @@
-// logcumsumexp of float and double elements in double lanes, with the scalar operator's
-// state and formulas (ops/logcumsumexp.hpp), written once over a lane vector: `lanes4`
-// (four doubles, AVX2 + FMA) and `lanes8` (eight doubles, AVX-512, whose table-driven exp
-// and log cost about a third as much per element):
+// logcumsumexp of float and double elements, with the scalar operator's state and
+// formulas (ops/logcumsumexp.hpp), written once over an element lane vector (below): in
+// double lanes, `lanes4` (AVX2 + FMA) or `lanes8` (AVX-512, whose table-driven exp and log
+// cost about a third as much per element), or, for scan_accuracy::fast and float
+// elements, exp and log in float lanes with the sums still in double:
 //
 // - along a contiguous line (scan_line), in pieces: a vector of elements at a time,
 //   exp(x - base) for each, an in-register prefix sum added to the running sum, the state
@@ -18,8 +19,8 @@
 // infinity or a NaN, is left to the scalar combine (one compare finds all three: the
 // difference is then above the limit or unordered); its output comes from the same
 // vector log as the others'. exp_pd / log_pd are within about an ulp of libm's, so the
-// vector and scalar paths agree to a few ulp of double: a float output is the same
-// rounding of nearly the same double.
+// double lanes and the scalar path agree to a few ulp of double: a float output is the
+// same rounding of nearly the same double.
 //
 // The kernels carry no target attribute (one cannot come from a template parameter): each
 // is instantiated for one lane vector inside a target-attributed entry point marked
@@ -36,6 +37,7 @@
 #include "vector_math_avx2.hpp"
 #include "vector_math_avx512.hpp"
 #include "vector_math_float_avx2.hpp"
+#include "vector_math_float_avx512.hpp"
 
 #if TALLY_X86_SIMD
 
@@ -125,16 +127,150 @@ inline void scalar_combine(double& base, double& sum, T x) noexcept {
   sum = s.sum;
 }
 
+// The element lanes the kernels run on: a register of `width` elements, the bases kept as
+// `base_type`, and the running sums in `parts` vectors of the double lane vector `sums`:
+//
+// - logsumexp_in_double<D>: the elements in D's double lanes (one part), exp and log in
+//   double;
+// - logsumexp_in_float8 / logsumexp_in_float16 (scan_accuracy::fast, float elements): exp
+//   and log in eight (AVX2) or sixteen (AVX-512) float lanes (vector_math_float_*.hpp),
+//   the sums in two parts of lanes4 / lanes8, the bases as floats (they are elements or
+//   infinities).
+//   Each output is within about 2e-7 of the exact value at the scale of max(|y|, 1) (about
+//   2 ulp of float there) instead of a few ulp of double, for about twice the speed: exp
+//   and log are this operator's whole cost, and the double forms do each on half the
+//   lanes with longer polynomials.
+//
+// Their operations: broadcast(b, base), load / store of elements, load_aligned /
+// store_aligned of bases, reverse, beyond(x, b, limit) (some lane's x - b above limit or
+// unordered), exp_difference(t, x, b), to_sums(parts, t) (the terms widened into the
+// parts) and values(y, b, parts) (b + log(sum), T's rounding after the store).
+
+/// Elements in the double lanes of D (lanes4 or lanes8).
+template <class D>
+struct logsumexp_in_double {
+  using reg = typename D::reg;
+  using sums = D;
+  using base_type = double;
+  static constexpr std::size_t width = D::width, parts = 1;
+  static void broadcast(reg& r, double v) { D::broadcast(r, v); }
+  template <class T>
+  static void load(reg& r, const T* p) {
+    D::load(r, p);
+  }
+  template <class T>
+  static void store(T* p, const reg& v) {
+    D::store(p, v);
+  }
+  static void load_aligned(reg& r, const double* p) { D::load_aligned(r, p); }
+  static void store_aligned(double* p, const reg& v) { D::store_aligned(p, v); }
+  static void reverse(reg& v) { D::reverse(v); }
+  static bool beyond(const reg& x, const reg& b, double limit) {
+    reg d;
+    D::sub(d, x, b);
+    return D::any_beyond(d, limit);
+  }
+  static void exp_difference(reg& t, const reg& x, const reg& b) {
+    D::sub(t, x, b);
+    D::exp(t, t);
+  }
+  static void to_sums(reg* parts, const reg& t) { parts[0] = t; }
+  static void values(reg& y, const reg& b, const reg* parts) {
+    D::log(y, parts[0]);
+    D::add(y, b, y);
+  }
+};
+
+/// Eight float lanes (AVX2 + FMA), the fast form.
+struct logsumexp_in_float8 {
+  using reg = __m256;
+  using sums = lanes4;
+  using base_type = float;
+  static constexpr std::size_t width = 8, parts = 2;
+  TALLY_TARGET_AVX2 static void broadcast(reg& r, double v) { r = _mm256_set1_ps(static_cast<float>(v)); }
+  TALLY_TARGET_AVX2 static void load(reg& r, const float* p) { r = _mm256_loadu_ps(p); }
+  TALLY_TARGET_AVX2 static void store(float* p, const reg& v) { _mm256_storeu_ps(p, v); }
+  TALLY_TARGET_AVX2 static void load_aligned(reg& r, const float* p) { r = _mm256_load_ps(p); }
+  TALLY_TARGET_AVX2 static void store_aligned(float* p, const reg& v) { _mm256_store_ps(p, v); }
+  TALLY_TARGET_AVX2 static void reverse(reg& v) {
+    v = _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0));
+  }
+  TALLY_TARGET_AVX2 static bool beyond(const reg& x, const reg& b, double limit) {
+    const __m256 over = _mm256_cmp_ps(_mm256_sub_ps(x, b), _mm256_set1_ps(static_cast<float>(limit)), _CMP_NLE_UQ);
+    return _mm256_movemask_ps(over) != 0;
+  }
+  TALLY_TARGET_AVX2 static void exp_difference(reg& t, const reg& x, const reg& b) { t = vocab::exp_difference(x, b); }
+  TALLY_TARGET_AVX2 static void to_sums(__m256d* parts, const reg& t) {
+    parts[0] = _mm256_cvtps_pd(_mm256_castps256_ps128(t));
+    parts[1] = _mm256_cvtps_pd(_mm256_extractf128_ps(t, 1));
+  }
+  TALLY_TARGET_AVX2 static void values(reg& y, const reg& b, const __m256d* parts) {
+    y = plus_log(b, _mm256_set_m128(_mm256_cvtpd_ps(parts[1]), _mm256_cvtpd_ps(parts[0])));
+  }
+};
+
+/// Sixteen float lanes (AVX-512 F/DQ), the fast form.
+struct logsumexp_in_float16 {
+  using reg = __m512;
+  using sums = lanes8;
+  using base_type = float;
+  static constexpr std::size_t width = 16, parts = 2;
+  TALLY_TARGET_AVX512 static void broadcast(reg& r, double v) { r = _mm512_set1_ps(static_cast<float>(v)); }
+  TALLY_TARGET_AVX512 static void load(reg& r, const float* p) { r = _mm512_loadu_ps(p); }
+  TALLY_TARGET_AVX512 static void store(float* p, const reg& v) { _mm512_storeu_ps(p, v); }
+  TALLY_TARGET_AVX512 static void load_aligned(reg& r, const float* p) { r = _mm512_load_ps(p); }
+  TALLY_TARGET_AVX512 static void store_aligned(float* p, const reg& v) { _mm512_store_ps(p, v); }
+  TALLY_TARGET_AVX512 static void reverse(reg& v) {
+    v = _mm512_permutexvar_ps(_mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), v);
+  }
+  TALLY_TARGET_AVX512 static bool beyond(const reg& x, const reg& b, double limit) {
+    return _mm512_cmp_ps_mask(_mm512_sub_ps(x, b), _mm512_set1_ps(static_cast<float>(limit)), _CMP_NLE_UQ) != 0;
+  }
+  TALLY_TARGET_AVX512 static void exp_difference(reg& t, const reg& x, const reg& b) {
+    t = vocab::exp_difference(x, b);
+  }
+  TALLY_TARGET_AVX512 static void to_sums(__m512d* parts, const reg& t) {
+    parts[0] = _mm512_cvtps_pd(_mm512_castps512_ps256(t));
+    parts[1] = _mm512_cvtps_pd(_mm512_extractf32x8_ps(t, 1));
+  }
+  TALLY_TARGET_AVX512 static void values(reg& y, const reg& b, const __m512d* parts) {
+    const __m512 low = _mm512_castps256_ps512(_mm512_cvtpd_ps(parts[0]));
+    y = plus_log(b, _mm512_insertf32x8(low, _mm512_cvtpd_ps(parts[1]), 1));
+  }
+};
+
+/// The longest line the fast forms take: their sums (at most n e^64, above) stay below
+/// float's largest value, where their log takes them.
+inline constexpr std::size_t logsumexp_fast_max_line = std::size_t{1} << 34;
+
+/// The running sums after each term of `terms`, into L's parts, from `run` (the sum
+/// before them in every lane), which becomes the last of them. (The terms' own prefix is
+/// complete before `run` joins: one add and one permute from one `run` to the next.)
+template <class L>
+inline void running_sums(typename L::sums::reg* parts, const typename L::reg& terms, typename L::sums::reg& run) {
+  using D = typename L::sums;
+  typename D::reg total;
+  L::to_sums(parts, terms);
+  for (std::size_t p = 0; p < L::parts; ++p) D::prefix_sum(parts[p]);
+  for (std::size_t p = 1; p < L::parts; ++p) {
+    D::last(total, parts[p - 1]);
+    D::add(parts[p], parts[p], total);
+  }
+  for (std::size_t p = 0; p < L::parts; ++p) D::add(parts[p], parts[p], run);
+  D::last(run, parts[L::parts - 1]);
+}
+
 /// Writes base[i] + log(sum[i]) for i < n to out[i * step] (T's rounding, as the scalar
 /// value()): n a multiple of L::width, base and sum aligned to it.
 template <class L, class T, std::ptrdiff_t Step>
-inline void logsumexp_values(const double* base, const double* sum, T* out, std::size_t n) {
+inline void logsumexp_values(const typename L::base_type* base, const double* sum, T* out, std::size_t n) {
+  using D = typename L::sums;
   typename L::reg b, y;
+  typename D::reg parts[L::parts];
   for (std::size_t i = 0; i < n; i += L::width) {
     L::load_aligned(b, base + i);
-    L::load_aligned(y, sum + i);
-    L::log(y, y);
-    L::add(y, b, y);
+    for (std::size_t p = 0; p < L::parts; ++p) D::load_aligned(parts[p], sum + i + p * D::width);
+    L::values(y, b, parts);
     if (Step < 0) {
       L::reverse(y);
       L::store(out - static_cast<std::ptrdiff_t>(i + L::width - 1), y);
@@ -152,16 +288,20 @@ inline constexpr std::size_t logsumexp_piece = 256;
 /// place allowed, in pieces of logsumexp_piece elements, L::width at a time.
 template <class L, class T, bool Reverse>
 inline void logsumexp_line(const T* in, T* out, std::size_t n) {
-  using reg = typename L::reg;
+  using D = typename L::sums;
+  using base_type = typename L::base_type;
   constexpr std::size_t width = L::width;
   constexpr std::ptrdiff_t step = Reverse ? -1 : 1;
   const double limit = logcumsumexp_op<T>::rebase_above;
-  const auto start = logcumsumexp_op<T>().start();
-  double base = start.base, sum = start.sum;
+  const logcumsumexp_op<T> op;
+  double base = op.start().base, sum = op.start().sum;
   // The state after each element of a piece, in scan order.
-  alignas(64) double bases[logsumexp_piece], sums[logsumexp_piece];
-  reg run, x, b, d;
-  L::broadcast(run, sum);  // the running sum in every lane
+  alignas(64) base_type bases[logsumexp_piece];
+  alignas(64) double sums[logsumexp_piece];
+  typename L::reg x, b, terms;
+  typename D::reg run, parts[L::parts];
+  D::broadcast(run, sum);  // the running sum in every lane
+  L::broadcast(b, base);
   std::size_t k = 0;
   while (k + width <= n) {
     const std::size_t piece = (std::min)(logsumexp_piece, (n - k) / width * width);
@@ -169,30 +309,26 @@ inline void logsumexp_line(const T* in, T* out, std::size_t n) {
       const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(k + i);
       L::load(x, in + (Reverse ? at - static_cast<std::ptrdiff_t>(width - 1) : at));
       if (Reverse) L::reverse(x);
-      L::broadcast(b, base);
-      L::sub(d, x, b);
-      if (L::any_beyond(d, limit)) {  // also a line's first element: the base is -inf
-        sum = L::first(run);
+      if (L::beyond(x, b, limit)) {  // also a line's first element: the base is -inf
+        sum = D::first(run);
         for (std::size_t j = 0; j < width; ++j) {
           scalar_combine(base, sum, in[at + step * static_cast<std::ptrdiff_t>(j)]);
-          bases[i + j] = base;
+          bases[i + j] = static_cast<base_type>(base);
           sums[i + j] = sum;
         }
-        L::broadcast(run, sum);
+        D::broadcast(run, sum);
+        L::broadcast(b, base);
         continue;
       }
-      L::exp(d, d);
-      L::prefix_sum(d);
-      L::add(d, run, d);  // the running sum after each element
-      L::store_aligned(sums + i, d);
+      L::exp_difference(terms, x, b);
+      running_sums<L>(parts, terms, run);
+      for (std::size_t p = 0; p < L::parts; ++p) D::store_aligned(sums + i + p * D::width, parts[p]);
       L::store_aligned(bases + i, b);
-      L::last(run, d);
     }
     logsumexp_values<L, T, step>(bases, sums, out + step * static_cast<std::ptrdiff_t>(k), piece);
     k += piece;
   }
-  sum = L::first(run);
-  const logcumsumexp_op<T> op;
+  sum = D::first(run);
   for (; k < n; ++k) {
     const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(k);
     scalar_combine(base, sum, in[at]);
@@ -206,177 +342,125 @@ inline void logsumexp_line(const T* in, T* out, std::size_t n) {
 template <class L, class T>
 inline void logsumexp_rows(const T* in, T* out, std::size_t count, std::size_t n, std::ptrdiff_t in_row,
                            std::ptrdiff_t out_row) {
-  using reg = typename L::reg;
+  using D = typename L::sums;
+  using base_type = typename L::base_type;
   constexpr std::size_t width = L::width;
   const std::size_t vectors = count / width * width;
   const double limit = logcumsumexp_op<T>::rebase_above;
   const logcumsumexp_op<T> op;
-  alignas(64) double base[logsumexp_tile_capacity], sum[logsumexp_tile_capacity];
-  reg b, d, s;
-  for (std::size_t j = 0; j < count; ++j) base[j] = op.start().base, sum[j] = op.start().sum;
+  alignas(64) base_type base[logsumexp_tile_capacity];
+  alignas(64) double sum[logsumexp_tile_capacity];
+  const auto combine = [&](std::size_t j, T x) {
+    double b = base[j];
+    scalar_combine(b, sum[j], x);
+    base[j] = static_cast<base_type>(b);
+  };
+  typename L::reg x, b, terms;
+  typename D::reg s, parts[L::parts];
+  for (std::size_t j = 0; j < count; ++j) base[j] = static_cast<base_type>(op.start().base), sum[j] = op.start().sum;
   for (std::size_t k = 0; k < n; ++k, in += in_row, out += out_row) {
-    prefetch_run(in, in_row, count);
     std::size_t j = 0;
     for (; j < vectors; j += width) {
+      // The rows ahead a vector at a time, as in lane_rows.hpp (a whole row's prefetches
+      // at its start stalled the loop: 4096 x 4096 float, AVX-512, fast 12.5 -> 8.6 ms,
+      // exact 23.2 -> 17.3 ms).
+      prefetch_ahead(in + j, in_row);
       L::load_aligned(b, base + j);
-      L::load(d, in + j);
-      L::sub(d, d, b);
-      if (L::any_beyond(d, limit)) {  // also the first row: the bases are -inf
-        for (std::size_t i = j; i < j + width; ++i) scalar_combine(base[i], sum[i], in[i]);
+      L::load(x, in + j);
+      if (L::beyond(x, b, limit)) {  // also the first row: the bases are -inf
+        for (std::size_t i = j; i < j + width; ++i) combine(i, in[i]);
         continue;
       }
-      L::exp(d, d);
-      L::load_aligned(s, sum + j);
-      L::add(s, s, d);
-      L::store_aligned(sum + j, s);
+      L::exp_difference(terms, x, b);
+      L::to_sums(parts, terms);
+      for (std::size_t p = 0; p < L::parts; ++p) {
+        D::load_aligned(s, sum + j + p * D::width);
+        D::add(s, s, parts[p]);
+        D::store_aligned(sum + j + p * D::width, s);
+      }
     }
-    for (; j < count; ++j) scalar_combine(base[j], sum[j], in[j]);
+    for (; j < count; ++j) combine(j, in[j]);
     logsumexp_values<L, T, 1>(base, sum, out, vectors);
     for (j = vectors; j < count; ++j) out[j] = op.value({base[j], sum[j]});
   }
 }
 
-// The fast form (scan_accuracy::fast, float elements, AVX2): the same two passes with the
-// exp and the log in eight float lanes (vector_math_float_avx2.hpp), the running sums
-// still in double. Each output is within about 2e-7 of the exact value at the scale of
-// max(|y|, 1) (about 2 ulp of float there) instead of a few ulp of double, for 1.6x to 2.3x
-// the speed (measured): exp and log are this operator's whole cost, and the double forms
-// do each on four lanes with polynomials twice as long.
-
-/// The longest line the fast form takes: its sums (at most n e^64, above) stay below
-/// float's largest value, where its log takes them.
-inline constexpr std::size_t logsumexp_fast_max_line = std::size_t{1} << 34;
-
-/// The running sums after each of eight terms, in two double vectors, from `run` (the sum
-/// before them in every lane), which becomes the last of them. (The terms' own prefix is
-/// complete before `run` joins: one add and one permute from one `run` to the next.)
-TALLY_TARGET_AVX2 inline void running_sums(__m256 terms, __m256d& run, __m256d& low, __m256d& high) {
-  low = _mm256_cvtps_pd(_mm256_castps256_ps128(terms));
-  high = _mm256_cvtps_pd(_mm256_extractf128_ps(terms, 1));
-  lanes4::prefix_sum(low);
-  lanes4::prefix_sum(high);
-  __m256d low_total;
-  lanes4::last(low_total, low);
-  lanes4::add(high, high, low_total);
-  lanes4::add(low, low, run);
-  lanes4::add(high, high, run);
-  lanes4::last(run, high);
-}
-
-/// Eight doubles as eight floats.
-TALLY_TARGET_AVX2 inline __m256 to_floats(__m256d low, __m256d high) {
-  return _mm256_set_m128(_mm256_cvtpd_ps(high), _mm256_cvtpd_ps(low));
-}
-
-/// logsumexp_line's fast form: float elements, n at most logsumexp_fast_max_line.
-template <bool Reverse>
-TALLY_TARGET_AVX2 inline void logsumexp_line_fast_avx2(const float* in, float* out, std::size_t n) {
-  constexpr std::ptrdiff_t step = Reverse ? -1 : 1;
-  const __m256 limit = _mm256_set1_ps(static_cast<float>(logcumsumexp_op<float>::rebase_above));
-  const __m256i backwards = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
-  const logcumsumexp_op<float> op;
-  double base = op.start().base, sum = op.start().sum;  // base is an element, or -inf / +inf
-  alignas(32) float bases[logsumexp_piece];
-  alignas(32) double sums[logsumexp_piece];
-  __m256d run = _mm256_set1_pd(sum), low, high;
-  __m256 b = _mm256_set1_ps(static_cast<float>(base));
-  std::size_t k = 0;
-  while (k + 8 <= n) {
-    const std::size_t piece = (std::min)(logsumexp_piece, (n - k) / 8 * 8);
-    for (std::size_t i = 0; i < piece; i += 8) {
-      const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(k + i);
-      __m256 x = _mm256_loadu_ps(in + (Reverse ? at - 7 : at));
-      if (Reverse) x = _mm256_permutevar8x32_ps(x, backwards);
-      // A step that would rebase, an infinity or a NaN (also a line's first element: the
-      // base is -inf): the scalar combine, as in logsumexp_line.
-      if (_mm256_movemask_ps(_mm256_cmp_ps(_mm256_sub_ps(x, b), limit, _CMP_NLE_UQ)) != 0) {
-        sum = _mm256_cvtsd_f64(run);
-        for (std::size_t j = 0; j < 8; ++j) {
-          scalar_combine(base, sum, in[at + step * static_cast<std::ptrdiff_t>(j)]);
-          bases[i + j] = static_cast<float>(base);
-          sums[i + j] = sum;
-        }
-        run = _mm256_set1_pd(sum);
-        b = _mm256_set1_ps(static_cast<float>(base));
-        continue;
-      }
-      running_sums(exp_difference(x, b), run, low, high);
-      _mm256_store_pd(sums + i, low);
-      _mm256_store_pd(sums + i + 4, high);
-      _mm256_store_ps(bases + i, b);
-    }
-    for (std::size_t i = 0; i < piece; i += 8) {
-      __m256 y = plus_log(_mm256_load_ps(bases + i), to_floats(_mm256_load_pd(sums + i), _mm256_load_pd(sums + i + 4)));
-      const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(k + i);
-      if (Reverse) y = _mm256_permutevar8x32_ps(y, backwards);
-      _mm256_storeu_ps(out + (Reverse ? at - 7 : at), y);
-    }
-    k += piece;
-  }
-  sum = _mm256_cvtsd_f64(run);
-  for (; k < n; ++k) {
-    const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(k);
-    scalar_combine(base, sum, in[at]);
-    out[at] = op.value({base, sum});
-  }
-}
-
-/// logsumexp_rows's fast form: float elements, n at most logsumexp_fast_max_line.
-TALLY_TARGET_AVX2 inline void logsumexp_rows_fast_avx2(const float* in, float* out, std::size_t count, std::size_t n,
-                                                       std::ptrdiff_t in_row, std::ptrdiff_t out_row) {
-  const std::size_t vectors = count / 8 * 8;
-  const __m256 limit = _mm256_set1_ps(static_cast<float>(logcumsumexp_op<float>::rebase_above));
-  const logcumsumexp_op<float> op;
-  alignas(32) float base[logsumexp_tile_capacity];  // elements, or -inf / +inf
-  alignas(32) double sum[logsumexp_tile_capacity];
-  const auto combine = [&](std::size_t j, float x) {
-    double b = base[j];
-    scalar_combine(b, sum[j], x);
-    base[j] = static_cast<float>(b);
-  };
-  for (std::size_t j = 0; j < count; ++j) base[j] = static_cast<float>(op.start().base), sum[j] = op.start().sum;
-  for (std::size_t k = 0; k < n; ++k, in += in_row, out += out_row) {
-    prefetch_run(in, in_row, count);
-    std::size_t j = 0;
-    for (; j < vectors; j += 8) {
-      const __m256 b = _mm256_load_ps(base + j), x = _mm256_loadu_ps(in + j);
-      if (_mm256_movemask_ps(_mm256_cmp_ps(_mm256_sub_ps(x, b), limit, _CMP_NLE_UQ)) != 0) {
-        for (std::size_t i = j; i < j + 8; ++i) combine(i, in[i]);  // as in logsumexp_rows
-        continue;
-      }
-      const __m256 terms = exp_difference(x, b);
-      _mm256_store_pd(sum + j, _mm256_add_pd(_mm256_load_pd(sum + j), _mm256_cvtps_pd(_mm256_castps256_ps128(terms))));
-      _mm256_store_pd(sum + j + 4,
-                      _mm256_add_pd(_mm256_load_pd(sum + j + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(terms, 1))));
-    }
-    for (; j < count; ++j) combine(j, in[j]);
-    for (j = 0; j < vectors; j += 8)
-      _mm256_storeu_ps(out + j, plus_log(_mm256_load_ps(base + j),
-                                         to_floats(_mm256_load_pd(sum + j), _mm256_load_pd(sum + j + 4))));
-    for (; j < count; ++j) out[j] = op.value({base[j], sum[j]});
-  }
-}
-
-// The entry points, one per target.
-template <class T, bool Reverse>
+// The entry points, one per target, L one of its lane vectors.
+template <class L, class T, bool Reverse>
 TALLY_TARGET_AVX2 TALLY_FLATTEN inline void logsumexp_line_avx2(const T* in, T* out, std::size_t n) {
-  logsumexp_line<lanes4, T, Reverse>(in, out, n);
+  logsumexp_line<L, T, Reverse>(in, out, n);
 }
-template <class T, bool Reverse>
+template <class L, class T, bool Reverse>
 TALLY_TARGET_AVX512 TALLY_FLATTEN inline void logsumexp_line_avx512(const T* in, T* out, std::size_t n) {
-  logsumexp_line<lanes8, T, Reverse>(in, out, n);
+  logsumexp_line<L, T, Reverse>(in, out, n);
 }
-template <class T>
+template <class L, class T>
 TALLY_TARGET_AVX2 TALLY_FLATTEN inline void logsumexp_rows_avx2(const T* in, T* out, std::size_t count,
                                                                     std::size_t n, std::ptrdiff_t in_row,
                                                                     std::ptrdiff_t out_row) {
-  logsumexp_rows<lanes4>(in, out, count, n, in_row, out_row);
+  logsumexp_rows<L>(in, out, count, n, in_row, out_row);
 }
-template <class T>
+template <class L, class T>
 TALLY_TARGET_AVX512 TALLY_FLATTEN inline void logsumexp_rows_avx512(const T* in, T* out, std::size_t count,
                                                                         std::size_t n, std::ptrdiff_t in_row,
                                                                         std::ptrdiff_t out_row) {
-  logsumexp_rows<lanes8>(in, out, count, n, in_row, out_row);
+  logsumexp_rows<L>(in, out, count, n, in_row, out_row);
+}
+
+/// logcumsumexp of one whole contiguous line on `target` (+1 steps, -1 when `reverse`):
+/// the fast form's float lanes for Fast float elements (lines up to
+/// logsumexp_fast_max_line), double lanes otherwise. False: no vector form for `target`.
+template <bool Fast, class T>
+inline bool logsumexp_line_on(simd_variant target, const T* in, T* out, std::size_t n, bool reverse) {
+  if constexpr (Fast && std::is_same_v<T, float>) {
+    if (n <= logsumexp_fast_max_line) {
+      if (target == simd_variant::avx512) {
+        reverse ? logsumexp_line_avx512<logsumexp_in_float16, T, true>(in, out, n)
+                : logsumexp_line_avx512<logsumexp_in_float16, T, false>(in, out, n);
+        return true;
+      }
+      if (target == simd_variant::avx2) {
+        reverse ? logsumexp_line_avx2<logsumexp_in_float8, T, true>(in, out, n)
+                : logsumexp_line_avx2<logsumexp_in_float8, T, false>(in, out, n);
+        return true;
+      }
+    }
+  }
+  if (target == simd_variant::avx512)
+    reverse ? logsumexp_line_avx512<logsumexp_in_double<lanes8>, T, true>(in, out, n)
+            : logsumexp_line_avx512<logsumexp_in_double<lanes8>, T, false>(in, out, n);
+  else if (target == simd_variant::avx2)
+    reverse ? logsumexp_line_avx2<logsumexp_in_double<lanes4>, T, true>(in, out, n)
+            : logsumexp_line_avx2<logsumexp_in_double<lanes4>, T, false>(in, out, n);
+  else
+    return false;
+  return true;
+}
+
+/// logcumsumexp of logsumexp_rows's tile on `target`, with the lanes logsumexp_line_on
+/// takes. False: no vector form for `target`.
+template <bool Fast, class T>
+inline bool logsumexp_rows_on(simd_variant target, const T* in, T* out, std::size_t count, std::size_t n,
+                              std::ptrdiff_t in_row, std::ptrdiff_t out_row) {
+  if constexpr (Fast && std::is_same_v<T, float>) {
+    if (n <= logsumexp_fast_max_line) {
+      if (target == simd_variant::avx512) {
+        logsumexp_rows_avx512<logsumexp_in_float16>(in, out, count, n, in_row, out_row);
+        return true;
+      }
+      if (target == simd_variant::avx2) {
+        logsumexp_rows_avx2<logsumexp_in_float8>(in, out, count, n, in_row, out_row);
+        return true;
+      }
+    }
+  }
+  if (target == simd_variant::avx512)
+    logsumexp_rows_avx512<logsumexp_in_double<lanes8>>(in, out, count, n, in_row, out_row);
+  else if (target == simd_variant::avx2)
+    logsumexp_rows_avx2<logsumexp_in_double<lanes4>>(in, out, count, n, in_row, out_row);
+  else
+    return false;
+  return true;
 }
 
 TALLY_SIMD_WARNINGS_END
