@@ -2,6 +2,16 @@
 // with the same small vocabulary (see simd/kernels.hpp). Every function carries the
 // target attribute, so nothing here needs -mavx512f and the code is only run after
 // cpu.hpp has found the instructions.
+//
+// unmasked_steps: the in-register scans (scan<Op>) take each Hillis-Steele step as one
+// VALIGND / VALIGNQ that shifts the operator's identity into the low lanes, then an
+// unmasked combine (x + -0 == x and x * 1 == x, -0 and NaN included). Masked combines
+// made GCC rebuild the four mask registers from immediates in every loop iteration and
+// made each step wait on its destination's old value. 64K-element lines in L2, fast
+// mode, pinned to one core, ns per element: float sums 0.155 -> 0.122, products 0.187 ->
+// 0.148; double sums 0.240 -> 0.197; int32 sums 0.121 -> 0.094; int64 sums 0.185 ->
+// 0.148. step<Op, k>(x, lanes), masked, stays for the scans that choose their lanes
+// (segmented lines).
 #pragma once
 
 #include "../../config.hpp"
@@ -82,9 +92,19 @@ struct f32 {
     if constexpr (is_sum<Op>) return _mm512_mask_add_ps(x, m, x, shifted);
     else return _mm512_mask_mul_ps(x, m, x, shifted);
   }
+  /// x moved up k lanes, fill's top lanes shifted in.
+  template <int k>
+  TALLY_T static reg shifted_in(reg x, __m512i fill) {
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(x), fill, 16 - k));
+  }
   template <class Op>
   TALLY_T static reg scan(reg x) {
-    return step<Op, 8>(step<Op, 4>(step<Op, 2>(step<Op, 1>(x))));
+    // Unmasked steps that shift the identity in (see unmasked_steps above).
+    const __m512i id = _mm512_castps_si512(broadcast(Op::template identity<float>()));
+    x = combine<Op>(x, shifted_in<1>(x, id));
+    x = combine<Op>(x, shifted_in<2>(x, id));
+    x = combine<Op>(x, shifted_in<4>(x, id));
+    return combine<Op>(x, shifted_in<8>(x, id));
   }
   static constexpr bool has_tree_totals = true;
   /// Lane v = the last lane of scan<sum_op>(rows[v]) for 16 rows, bit for bit: that lane
@@ -157,9 +177,18 @@ struct f64 {
     if constexpr (is_sum<Op>) return _mm512_mask_add_pd(x, m, x, shifted);
     else return _mm512_mask_mul_pd(x, m, x, shifted);
   }
+  /// x moved up k lanes, fill's top lanes shifted in.
+  template <int k>
+  TALLY_T static reg shifted_in(reg x, __m512i fill) {
+    return _mm512_castsi512_pd(_mm512_alignr_epi64(_mm512_castpd_si512(x), fill, 8 - k));
+  }
   template <class Op>
   TALLY_T static reg scan(reg x) {
-    return step<Op, 4>(step<Op, 2>(step<Op, 1>(x)));
+    // Unmasked steps that shift the identity in (see unmasked_steps above).
+    const __m512i id = _mm512_castpd_si512(broadcast(Op::template identity<double>()));
+    x = combine<Op>(x, shifted_in<1>(x, id));
+    x = combine<Op>(x, shifted_in<2>(x, id));
+    return combine<Op>(x, shifted_in<4>(x, id));
   }
 };
 
@@ -206,9 +235,19 @@ struct i32 {
     if constexpr (is_sum<Op>) return _mm512_mask_add_epi32(x, m, x, shifted);
     else return _mm512_mask_mullo_epi32(x, m, x, shifted);
   }
+  /// x moved up k lanes, fill's top lanes shifted in.
+  template <int k>
+  TALLY_T static reg shifted_in(reg x, reg fill) {
+    return _mm512_alignr_epi32(x, fill, 16 - k);
+  }
   template <class Op>
   TALLY_T static reg scan(reg x) {
-    return step<Op, 8>(step<Op, 4>(step<Op, 2>(step<Op, 1>(x))));
+    // Unmasked steps that shift the identity in (see unmasked_steps above).
+    const reg id = broadcast(Op::template identity<lane>());
+    x = combine<Op>(x, shifted_in<1>(x, id));
+    x = combine<Op>(x, shifted_in<2>(x, id));
+    x = combine<Op>(x, shifted_in<4>(x, id));
+    return combine<Op>(x, shifted_in<8>(x, id));
   }
 };
 
@@ -252,9 +291,18 @@ struct i64 {
     if constexpr (is_sum<Op>) return _mm512_mask_add_epi64(x, m, x, shifted);
     else return _mm512_mask_mullo_epi64(x, m, x, shifted);
   }
+  /// x moved up k lanes, fill's top lanes shifted in.
+  template <int k>
+  TALLY_T static reg shifted_in(reg x, reg fill) {
+    return _mm512_alignr_epi64(x, fill, 8 - k);
+  }
   template <class Op>
   TALLY_T static reg scan(reg x) {
-    return step<Op, 4>(step<Op, 2>(step<Op, 1>(x)));
+    // Unmasked steps that shift the identity in (see unmasked_steps above).
+    const reg id = broadcast(Op::template identity<lane>());
+    x = combine<Op>(x, shifted_in<1>(x, id));
+    x = combine<Op>(x, shifted_in<2>(x, id));
+    return combine<Op>(x, shifted_in<4>(x, id));
   }
 };
 
