@@ -30,7 +30,7 @@ using vec_for = std::conditional_t<
 /// The vector of the line kernels (lines, their totals, packed lines) for Op over T:
 /// vec_for<T>, except that 8-bit sums take the target's byte_sums (AVX2 and NEON: native
 /// 8-bit lanes, twice i16's, with the basic vocabulary, select, the differences and, on
-/// AVX2, group scans; AVX-512: i16 itself).
+/// AVX2, group scans; AVX-512 takes AVX2's).
 template <class Op, class T>
 using line_vec_for = std::conditional_t<sizeof(T) == 1 && is_sum<Op>, byte_sums, vec_for<T>>;
 

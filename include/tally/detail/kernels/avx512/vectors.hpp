@@ -22,6 +22,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "../avx2/vectors.hpp"
 #include "../ops.hpp"
 
 TALLY_BEGIN_NAMESPACE
@@ -387,8 +388,11 @@ struct i16 {
   }
 };
 
-/// The vector of 8-bit sums (generic.hpp: line_vec_for): i16, widening.
-using byte_sums = i16;
+/// The vector of 8-bit sums (generic.hpp: line_vec_for): AVX2's native 8-bit lanes (32
+/// bytes, in-lane byte shifts), callable here since AVX-512 code may inline AVX2 code.
+/// The same 32 elements as i16 widened, in fewer and cheaper steps: 64K int8 in L2, fast
+/// mode, pinned to one core, six alternated runs: 0.075 -> 0.056 ns per element.
+using byte_sums = avx2::i8;
 
 /// 16x16 blocks of 4-byte elements, transposed in registers: the scatter of a tile
 /// into an output whose lines run across the tile writes whole 64-byte lines.
