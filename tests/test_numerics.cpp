@@ -344,7 +344,7 @@ TEST_CASE("numerics: the active SIMD variant converts float16 bit for bit like t
   const std::vector<half> zeros(n, half::from_bits(0));
   std::vector<half> written(n);
   std::vector<float> expected_floats = running;
-  kernels.columns(zeros.data(), 0, written.data(), 0, n, 1, running.data(), true, true, false);
+  kernels.columns(zeros.data(), 0, written.data(), 0, n, 1, running.data(), true, true, false, nullptr);
   std::size_t bad = 0, first_bad = 0;
   for (std::size_t i = 0; i < n; ++i)
     if (written[i].bits != half(expected_floats[i]).bits && bad++ == 0) first_bad = i;
@@ -356,7 +356,7 @@ TEST_CASE("numerics: the active SIMD variant converts float16 bit for bit like t
   for (std::uint32_t b = 0; b <= 0xffff; ++b) patterns[b] = half::from_bits(static_cast<std::uint16_t>(b));
   std::vector<float> decoded(patterns.size(), -0.0f);
   written.assign(patterns.size(), half{});
-  kernels.columns(patterns.data(), 0, written.data(), 0, patterns.size(), 1, decoded.data(), false, false, false);
+  kernels.columns(patterns.data(), 0, written.data(), 0, patterns.size(), 1, decoded.data(), false, false, false, nullptr);
   std::size_t bad_decode = 0, bad_write = 0;
   for (std::size_t b = 0; b < patterns.size(); ++b) {
     const float value = static_cast<float>(patterns[b]);

@@ -265,6 +265,27 @@ inline void prefetch(const void* p) noexcept {
 #endif
 }
 
+/// The row a tile's row loop prefetches while at row k of `rows` rows from `first`
+/// (`stride` elements of E apart): the row `ahead` rows on, and past the last row the
+/// same-numbered row of the next tile (`next`; null: none, and 0 is returned). Rows far
+/// apart each start a stream the hardware prefetchers learn too late. An address as an
+/// integer: it may lie past the tensor, and a prefetch never faults.
+template <class E>
+std::uintptr_t row_to_prefetch(const E* first, std::size_t k, std::size_t rows, std::ptrdiff_t stride,
+                               std::size_t ahead, const E* next) noexcept {
+  const std::size_t row = k + ahead;
+  if (row >= rows && next == nullptr) return 0;
+  const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(row < rows ? first : next);
+  const auto at = static_cast<std::ptrdiff_t>(row < rows ? row : (row - rows) % rows);
+  return base + static_cast<std::uintptr_t>(at * stride * static_cast<std::ptrdiff_t>(sizeof(E)));
+}
+
+/// Prefetches element j of a row from row_to_prefetch (nothing for 0).
+template <class E>
+void prefetch_in_row(std::uintptr_t row, std::size_t j) noexcept {
+  if (row != 0) prefetch(reinterpret_cast<const void*>(row + j * sizeof(E)));
+}
+
 /// Orders this thread's non-temporal stores before its later stores (and so before the
 /// task's completion is published): once per task that streamed, not once per line.
 inline void store_fence() noexcept {

@@ -32,10 +32,11 @@ struct kernel_set {
   /// A contiguous line: `reverse` walks memory downwards from `in`/`out`.
   void (*line)(line_state<A>&, const T* in, T* out, bool reverse, std::size_t n, bool exclusive,
                bool stream) noexcept;
-  /// Rows of running values: see scalar::scan_columns.
+  /// Rows of running values: see scalar::scan_columns. `next_in`: where the next call
+  /// reads its first rows (the same row stride), prefetched with the last rows; or null.
   void (*columns)(const T* in, std::ptrdiff_t in_row_stride, T* out, std::ptrdiff_t out_row_stride,
                   std::size_t width, std::size_t rows, A* acc, bool exclusive, bool starts_are_carries,
-                  bool stream) noexcept;
+                  bool stream, const T* next_in) noexcept;
   /// The total of a contiguous block, bitwise as `line` combines it.
   A (*reduce)(const T* in, bool reverse, std::size_t n) noexcept;
   /// A tile to strided output: element (a, b) at tile[a * pitch + b] goes to

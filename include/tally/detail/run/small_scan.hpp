@@ -57,7 +57,7 @@ bool small_scan(const T* in, T* out, std::size_t rank, const std::size_t* extent
       for (std::size_t j = 0; j < after; ++j) acc[j] = Op::template identity<A>();
       const std::ptrdiff_t start = static_cast<std::ptrdiff_t>(block * n * after) + (decreasing ? last * row : 0);
       kernels.columns(in + start, decreasing ? -row : row, out + start, decreasing ? -row : row, after, n, acc,
-                      exclusive, false, false);
+                      exclusive, false, false, nullptr);
     }
   }
   return true;

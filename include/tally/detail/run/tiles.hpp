@@ -40,10 +40,19 @@ struct tiles_job {
         std::ptrdiff_t at[operand_count];
         for (int op = 0; op < operand_count; ++op)
           at[op] = w.offset[op] + static_cast<std::ptrdiff_t>(j0) * inner.stride[op];
-        if constexpr (Shape == kernel_shape::gathered_lines)
+        if constexpr (Shape == kernel_shape::gathered_lines) {
           gathered_lines(at, inner, j1 - j0);
-        else
-          columns(at, inner, j1 - j0);
+        } else {
+          // Where the next tile starts in the input: the columns from j1 on, or the next
+          // outer position's first tile.
+          std::ptrdiff_t next = w.offset[in_operand] + static_cast<std::ptrdiff_t>(j1) * inner.stride[in_operand];
+          if (t + 1 == plan.tiles || j1 == inner.size) {
+            auto after = w;
+            after.next();
+            next = after.offset[in_operand];
+          }
+          columns(at, inner, j1 - j0, carries.p.in + next);
+        }
       }
       if (++t == plan.tiles) {
         t = 0;
@@ -59,7 +68,7 @@ struct tiles_job {
 
   /// `width` columns starting at offsets `at`: a row of running values in L1, written
   /// straight to the output (columns) or through a tile and a scatter (gathered_columns).
-  void columns(const std::ptrdiff_t* at, const layout_dim& inner, std::size_t width) const noexcept {
+  void columns(const std::ptrdiff_t* at, const layout_dim& inner, std::size_t width, const T* next_in) const noexcept {
     const scan_layout& l = plan.layout;
     const bool has_carries = carries.p.carry_in != nullptr;
     alignas(64) A acc[column_tile<T>()];
@@ -68,7 +77,7 @@ struct tiles_job {
     T* out = carries.p.out + at[out_operand];
     if constexpr (Shape == kernel_shape::columns) {
       kernels.columns(in, l.axis_in_stride, out, l.axis_out_stride, width, l.axis_size, acc, plan.exclusive,
-                      has_carries, plan.stream);
+                      has_carries, plan.stream, next_in);
     } else {
       alignas(64) T tile[tuning::gather_elements];  // [depth][width]
       // Streamed output whose axis is contiguous: the first piece ends on the output's
@@ -79,7 +88,8 @@ struct tiles_job {
         rows = (std::min)(rows, l.axis_size - k0);
         const auto k = static_cast<std::ptrdiff_t>(k0);
         kernels.columns(in + k * l.axis_in_stride, l.axis_in_stride, tile, static_cast<std::ptrdiff_t>(width), width,
-                        rows, acc, plan.exclusive, has_carries || k0 > 0, false);
+                        rows, acc, plan.exclusive, has_carries || k0 > 0, false,
+                        k0 + rows < l.axis_size ? in + (k + static_cast<std::ptrdiff_t>(rows)) * l.axis_in_stride : next_in);
         kernels.scatter(tile, rows, width, width, out + k * l.axis_out_stride, l.axis_out_stride,
                         inner.stride[out_operand], plan.stream);
       }

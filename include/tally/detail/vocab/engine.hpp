@@ -246,6 +246,7 @@ struct pointers {
   const std::uint8_t* resets = nullptr;
   const typename Op::state_type* starts = nullptr;
   typename Op::state_type* ends = nullptr;
+  const typename Op::in_type* next_in = nullptr;  // the next tile's input (prefetched; moved() keeps it)
 };
 
 /// One line, folded in scan order: with include_initial the output's first element (in
@@ -504,7 +505,7 @@ bool scan_tile_rows(const Op& op, const layout& l, pointers<Op> p, const std::pt
   const row_tile<typename Op::in_type, typename Op::out_type> tile{
       p.in,     shifted ? p.out + l.axis[out_slot] : p.out,
       p.resets, p.index, count, rows, l.axis[in_slot], l.axis[out_slot], l.axis[resets_slot],
-      l.axis[index_slot], l.decreasing, l.stream};
+      l.axis[index_slot], l.decreasing, l.stream, p.next_in};
   if (!carried) {
     if (shifted)
       for (std::size_t j = 0; j < count; ++j) p.out[j] = op.empty();
@@ -638,6 +639,7 @@ bool scan_tile_gathered(const Op& op, const layout& l, pointers<Op> p, const std
       c.axis[in_slot] = row_count;
     } else {
       q.in = p.in + static_cast<std::ptrdiff_t>(k0) * l.axis[in_slot];
+      q.next_in = k0 + rows < l.length ? q.in + static_cast<std::ptrdiff_t>(rows) * l.axis[in_slot] : p.next_in;
     }
     if (out_buffer) {
       q.out = out_buffer;
@@ -759,12 +761,21 @@ void run(const Op& op, layout l, pointers<Op> p, const executor& exec) {
     }
     std::ptrdiff_t step[slot_count];
     for (int s = 0; s < slot_count; ++s) step[s] = l.strides[s][l.outer_rank - 1];
-    for (std::size_t t = begin; t < end; ++t) {
+    // Tile t's first column (t mod tiles: no printf-like "%t" for the check) and offsets.
+    const auto first_of = [&](std::size_t t) { return (t - t / tiles * tiles) * width; };
+    const auto offsets_of = [&](std::size_t t, std::ptrdiff_t* offset) {
       w.start(t / tiles);
-      const std::size_t first = (t - t / tiles * tiles) * width;  // (t mod tiles): no printf-like "%t" for the check
+      for (int s = 0; s < slot_count; ++s) offset[s] = w.offset[s] + static_cast<std::ptrdiff_t>(first_of(t)) * step[s];
+    };
+    for (std::size_t t = begin; t < end; ++t) {
       std::ptrdiff_t offset[slot_count];
-      for (int s = 0; s < slot_count; ++s) offset[s] = w.offset[s] + static_cast<std::ptrdiff_t>(first) * step[s];
-      scan_tile(op, l, moved(p, offset), step, (std::min)(width, tile_extent - first));
+      pointers<Op> q = p;
+      if (t + 1 < tasks) {  // the next tile's input, which the row forms prefetch with this tile's last rows
+        offsets_of(t + 1, offset);
+        q.next_in = p.in + offset[in_slot];
+      }
+      offsets_of(t, offset);
+      scan_tile(op, l, moved(q, offset), step, (std::min)(width, tile_extent - first_of(t)));
     }
   };
   auto job = [&](std::size_t begin, std::size_t end) {

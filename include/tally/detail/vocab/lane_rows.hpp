@@ -78,6 +78,7 @@ inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::ou
   const std::size_t count = t.count, rows = t.rows;
   const std::ptrdiff_t in_row = t.in_row, out_row = t.out_row, resets_row = t.resets_row;
   const bool stream = t.stream;
+  const typename Lanes::in_type* const first_row = t.in;
   const typename Lanes::in_type* in = t.in;
   typename Lanes::out_type* out = t.out;
   const std::uint8_t* flags = t.resets;
@@ -101,8 +102,9 @@ inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::ou
       out += out_row;
     }
     // The input `rows_ahead` rows on: its ends here, the rest a line per step below.
-    prefetch_ahead(in, in_row);
-    prefetch_ahead(in + count - 1, in_row);
+    const std::uintptr_t ahead = tile_row_ahead(first_row, k, rows, in_row, t.next_in);
+    prefetch_in_row<typename Lanes::in_type>(ahead, 0);
+    prefetch_in_row<typename Lanes::in_type>(ahead, count - 1);
     if (flags) {
       if (k != 0) flags += resets_row;
       prefetch_run(flags, resets_row, count);
@@ -110,7 +112,7 @@ inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::ou
     std::size_t j = 0;
     for (const std::size_t first_step = head(out); j < first_step; ++j) out[j] = running.combine(j, in[j], flags);
     for (; j + Lanes::width <= count; j += Lanes::width) {
-      prefetch_ahead(in + j, in_row);
+      prefetch_in_row<typename Lanes::in_type>(ahead, j);
       Lanes::step(lanes, j, in + j, out + j, flags, stream);
     }
     for (; j < count; ++j) out[j] = running.combine(j, in[j], flags);

@@ -151,7 +151,7 @@ struct vector_rows<arithmetic_op<Base, T, T, true>> {
           copy_nan_free<Base>(row, staged + i * t.count, t.count);
         }
         kernels.columns(staged, static_cast<std::ptrdiff_t>(t.count), t.out + static_cast<std::ptrdiff_t>(k) * t.out_row,
-                        t.out_row, t.count, r, running, false, k > 0, t.stream);
+                        t.out_row, t.count, r, running, false, k > 0, t.stream, nullptr);
       }
       return true;
     }

@@ -16,6 +16,16 @@ namespace vocab {
 /// 4096 float matrix).
 inline constexpr std::ptrdiff_t rows_ahead = 4;
 
+/// The row the row loops prefetch while at row k of a tile of `rows` rows from `first`:
+/// `rows_ahead` rows on, past the last row the next tile's (`next`, null: none; see
+/// row_to_prefetch). Prefetching past a tile into whatever memory lies there cost exact
+/// float32 sums of [4, 4M] along axis 0 2.3x memcpy; 1.5x so.
+template <class E>
+std::uintptr_t tile_row_ahead(const E* first, std::size_t k, std::size_t rows, std::ptrdiff_t stride,
+                              const E* next) noexcept {
+  return row_to_prefetch(first, k, rows, stride, static_cast<std::size_t>(rows_ahead), next);
+}
+
 /// The address of the element `rows_ahead` rows after p (stride in elements), computed as
 /// an integer: it may lie past the tensor, and a prefetch never faults.
 template <class E>
@@ -24,15 +34,9 @@ std::uintptr_t rows_ahead_of(const E* p, std::ptrdiff_t stride) noexcept {
          static_cast<std::uintptr_t>(rows_ahead * stride * static_cast<std::ptrdiff_t>(sizeof(E)));
 }
 
-/// Prefetches the element `rows_ahead` rows after p.
-template <class E>
-void prefetch_ahead(const E* p, std::ptrdiff_t stride) noexcept {
-  prefetch(reinterpret_cast<const void*>(rows_ahead_of(p, stride)));
-}
-
 /// Prefetches the `count` elements `rows_ahead` rows after `row`, all at once. (A loop
-/// that reads the row a vector at a time does better to call prefetch_ahead once per
-/// vector: see lane_rows.hpp.)
+/// that reads the row a vector at a time does better to prefetch once per vector: see
+/// lane_rows.hpp.)
 template <class E>
 void prefetch_run(const E* row, std::ptrdiff_t stride, std::size_t count) noexcept {
   const std::uintptr_t first = rows_ahead_of(row, stride);

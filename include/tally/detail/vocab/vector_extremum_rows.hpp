@@ -164,13 +164,14 @@ TALLY_TARGET_AVX2 void extremum_index_rows_avx2(const row_tile<float, float>& t)
     in += t.in_row;
     out += t.out_row;
     index += t.index_row;
-    prefetch_ahead(in, t.in_row);  // the row `rows_ahead` on: its ends, the rest a line per step
-    prefetch_ahead(in + t.count - 1, t.in_row);
+    const std::uintptr_t ahead = tile_row_ahead(t.in, k, t.rows, t.in_row, t.next_in);
+    prefetch_in_row<float>(ahead, 0);  // the row `rows_ahead` on: its ends, the rest a line per step
+    prefetch_in_row<float>(ahead, t.count - 1);
     const std::int64_t position = t.decreasing ? last - static_cast<std::int64_t>(k) : static_cast<std::int64_t>(k);
     const __m256i here = _mm256_set1_epi64x(position);
     std::size_t j = 0;
     for (; j + 8 <= t.count; j += 8) {
-      prefetch_ahead(in + j, t.in_row);
+      prefetch_in_row<float>(ahead, j);
       const __m256 a = _mm256_load_ps(running + j), b = _mm256_loadu_ps(in + j);
       const __m256 wins = Max ? _mm256_cmp_ps(b, a, _CMP_GE_OQ) : _mm256_cmp_ps(b, a, _CMP_LE_OQ);
       const __m256 take = _mm256_and_ps(_mm256_cmp_ps(a, a, _CMP_ORD_Q),

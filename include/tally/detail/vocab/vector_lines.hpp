@@ -42,6 +42,7 @@ struct row_tile {
   std::ptrdiff_t in_row, out_row, resets_row, index_row;
   bool decreasing;  // row k is element n - 1 - k of its lines (for indices)
   bool stream;      // non-temporal stores allowed (a large output, not in place)
+  const In* next_in = nullptr;  // where the next tile's rows start (prefetched), or null
 };
 
 /// A whole line of n elements, +1 steps in every operand (-1 steps when `reverse`).
@@ -284,7 +285,7 @@ struct vector_rows<logcumsumexp_op<T, Fast>> {
   static bool scan(const row_tile<T, T>& t) noexcept {
     if constexpr (exists) {
       if (t.resets || t.index || t.count > max_lines) return false;
-      return logsumexp_rows_on<Fast>(active_target(), t.in, t.out, t.count, t.rows, t.in_row, t.out_row);
+      return logsumexp_rows_on<Fast>(active_target(), t.in, t.out, t.count, t.rows, t.in_row, t.out_row, t.next_in);
     }
     (void)t;
     return false;

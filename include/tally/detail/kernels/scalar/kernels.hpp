@@ -92,7 +92,7 @@ void scan_short_lines(const T* in, T* out, std::size_t n, std::size_t count, boo
 template <class Op, class T>
 void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T* out, std::ptrdiff_t out_row_stride,
                   std::size_t width, std::size_t rows, acc_t<T>* acc, bool exclusive,
-                  bool starts_are_carries, bool /*stream*/) noexcept {
+                  bool starts_are_carries, bool /*stream*/, const T* /*next_in*/) noexcept {
   using A = acc_t<T>;
   for (std::size_t k = 0; k < rows; ++k) {
     const T* row_in = in + static_cast<std::ptrdiff_t>(k) * in_row_stride;
