@@ -1,9 +1,10 @@
 // The small-call path of the exact sums and products (scan_accuracy::exact): the SIMD
 // engine's small path (run/small_scan.hpp) for exact_op. A call on packed operands small
 // enough to stay in L1 skips the vocabulary engine's validation and planning, and gives
-// the bits that engine gives the same shape: lines of short_line_length or more (inclusive)
-// through the line form, every other line (short ones, exclusive ones, columns) folded in
-// sequence, as the engine's row form and loops fold them.
+// the bits that engine gives the same shape: lines of short_line_length or more (inclusive;
+// float32 lines of gathered_short_line_length or more where there are several) through the
+// line form, every other line (short ones, exclusive ones, columns) folded in sequence, as
+// the engine's row form, gathered tiles and loops fold them.
 #pragma once
 
 #include <cstddef>
@@ -55,6 +56,8 @@ bool small_exact_scan(const tensor_view<const T>& in, const tensor_view<T>& out,
     for (std::size_t d = 0; d < shape.axis; ++d) before *= shape.extents[d];
     for (std::size_t d = shape.axis + 1; d < shape.rank; ++d) after *= shape.extents[d];
     const std::size_t n = shape.extents[shape.axis];
+    const std::size_t line_form_from =
+        std::is_same_v<T, float> && before * after > 1 ? gathered_short_line_length : short_line_length;
     const auto row = static_cast<std::ptrdiff_t>(after);
     const std::ptrdiff_t step = shape.decreasing ? -row : row;
     const std::ptrdiff_t last = static_cast<std::ptrdiff_t>(n - 1) * row;
@@ -62,7 +65,7 @@ bool small_exact_scan(const tensor_view<const T>& in, const tensor_view<T>& out,
       for (std::size_t j = 0; j < after; ++j) {
         const std::ptrdiff_t start = static_cast<std::ptrdiff_t>(b * n * after + j) + (shape.decreasing ? last : 0);
         if constexpr (vector_line<Op>::exists) {
-          if (after == 1 && !shape.exclusive && n >= short_line_length &&
+          if (after == 1 && !shape.exclusive && n >= line_form_from &&
               vector_line<Op>::scan(line_span<T, T>{in.data() + start, out.data() + start, nullptr, nullptr, n,
                                                     shape.decreasing, shape.decreasing, false}))
             continue;
