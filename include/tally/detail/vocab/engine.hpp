@@ -305,6 +305,16 @@ inline constexpr bool resumable_rows<Op, std::void_t<decltype(vector_rows<Op>::s
     std::declval<const row_tile<typename Op::in_type, typename Op::out_type>&>(),
     std::declval<const typename Op::state_type*>(), std::declval<typename Op::state_type*>()))>> = true;
 
+/// The length from which lines take their line form one at a time rather than tiles of
+/// neighbouring lines (see short_line_length): the one rule for the engine (tile_dim_of)
+/// and the small-call path (small_exact.hpp), whose bits must agree.
+template <class Op>
+std::size_t line_form_length(std::size_t lines, bool has_index, bool has_resets) noexcept {
+  const bool gathered = resumable_rows<Op> && std::is_same_v<typename Op::in_type, float> &&
+                        std::is_same_v<typename Op::out_type, float> && !has_index && !has_resets && lines > 1;
+  return gathered ? gathered_short_line_length : short_line_length;
+}
+
 /// One line in any mode (exclusive, include_initial, resets, carries), folded in scan
 /// order. `initial_written`: include_initial's first output is written already (and `p.out`
 /// moved past it).
@@ -707,12 +717,9 @@ std::size_t tile_dim_of(const layout& l) noexcept {
     // start, more than its elements do (exact float32 lines of 4 elements: 8 ns per
     // element one line at a time, 2 ns in tiles; a line of one element: 7 ns and 0.8 ns).
     // Not a chunk that goes on from carries: it is the end of a longer line, whose arithmetic
-    // (a line form's grouping) it keeps. Lines of 16 to 31 floats in gathered tiles: only
-    // where there are several (small_exact.hpp gives a lone line the line form too).
-    const bool gathered = resumable_rows<Op> && std::is_same_v<typename Op::in_type, float> &&
-                          std::is_same_v<typename Op::out_type, float> && !l.has_index && !l.has_resets &&
-                          l.lines() > 1;
-    const bool short_lines = l.length < (gathered ? gathered_short_line_length : short_line_length) && !l.has_starts;
+    // (a line form's grouping) it keeps.
+    const bool short_lines =
+        l.length < line_form_length<Op>(l.lines(), l.has_index, l.has_resets) && !l.has_starts;
     const auto along = short_lines ? (std::numeric_limits<std::uint64_t>::max)() : magnitude(l.axis[in_slot]);
     for (std::size_t d = 0; d < l.outer_rank; ++d)
       if (magnitude(l.strides[in_slot][d]) < along &&
