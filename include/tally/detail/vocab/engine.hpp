@@ -488,8 +488,11 @@ std::size_t tile_width(std::size_t extent, unsigned threads) noexcept {
   return (std::min)(widest, (std::max)(std::size_t{64}, (per_thread + 63) / 64 * 64));
 }
 
+/// Inlined: GCC, calling it, wrote the copy's fields with 8-byte stores and read them back
+/// with 16-byte loads, which the store buffer cannot forward (exact float32 lines of 64
+/// elements: 10.6 -> 5.8 ms for 16M elements, memcpy about 3.5).
 template <class Op>
-pointers<Op> moved(pointers<Op> p, const std::ptrdiff_t* offset) noexcept {
+TALLY_ALWAYS_INLINE pointers<Op> moved(pointers<Op> p, const std::ptrdiff_t* offset) noexcept {
   p.in += offset[in_slot];
   p.out += offset[out_slot];
   if (p.index) p.index += offset[index_slot];
