@@ -56,7 +56,7 @@ bool small_exact_scan(const tensor_view<const T>& in, const tensor_view<T>& out,
     for (std::size_t d = 0; d < shape.axis; ++d) before *= shape.extents[d];
     for (std::size_t d = shape.axis + 1; d < shape.rank; ++d) after *= shape.extents[d];
     const std::size_t n = shape.extents[shape.axis];
-    const std::size_t line_form_from = line_form_length<Op>(before * after, false, false);
+    const std::size_t line_form_from = line_form_length<Op>(before * after, !shape.exclusive && after == 1, false, false);
     const auto row = static_cast<std::ptrdiff_t>(after);
     const std::ptrdiff_t step = shape.decreasing ? -row : row;
     const std::ptrdiff_t last = static_cast<std::ptrdiff_t>(n - 1) * row;
