@@ -65,11 +65,8 @@ inline constexpr std::size_t stream_line_bytes = 16384;
 /// one line form call per line / gathered tiles, ms: L = 16 50 / 15, 24 40 / 18, 31 36.5 /
 /// 18; in tiles, the forms without gathered tiles (cummax, logcumsumexp) took 1.2x-2.6x
 /// longer, and double sums (scalar transposes) up to 1.6x.
+/// (Lines that take a multi-line form, vector_line's scan_lines, start where it says.)
 inline constexpr std::size_t short_line_length = 16, gathered_short_line_length = 32;
-/// ...and from this length where a call's inclusive lines take a multi-line form
-/// (vector_line's scan_lines): exact float32 sums of 16M elements in lines of L, tiles /
-/// multi-line form, ms: L = 4 23 / 24, 6 24 / 17, 8 21.5 / 13.6, 12 23.5 / 9.6, 16 15 / 6.5.
-inline constexpr std::size_t multi_line_length = 6;
 
 /// A validated scan: the axis in scan order (decreasing directions already folded into
 /// negative strides and offsets), the outer dimensions, per slot.
@@ -321,10 +318,12 @@ inline constexpr bool resumable_rows<Op, std::void_t<decltype(vector_rows<Op>::s
 /// lines (see short_line_length): the one rule for the engine (tile_dim_of) and the
 /// small-call path (small_exact.hpp), whose bits must agree. `multi_line`: the lines can
 /// take a multi-line form (scan_line_run: inclusive, no carries in, contiguous along the
-/// axis in input and output alike).
+/// axis in input and output alike); `packed`: one after the other in both.
 template <class Op>
-std::size_t line_form_length(std::size_t lines, bool multi_line, bool has_index, bool has_resets) noexcept {
-  if (multi_line_form<Op> && lines > 1 && multi_line && !has_index && !has_resets) return multi_line_length;
+std::size_t line_form_length(std::size_t lines, bool multi_line, bool packed, bool has_index, bool has_resets) noexcept {
+  if constexpr (multi_line_form<Op>)
+    if (lines > 1 && multi_line && !has_index && !has_resets)
+      if (const std::size_t from = vector_line<Op>::shortest_line(packed); from != 0) return from;
   const bool gathered = resumable_rows<Op> && std::is_same_v<typename Op::in_type, float> &&
                         std::is_same_v<typename Op::out_type, float> && !has_index && !has_resets && lines > 1;
   return gathered ? gathered_short_line_length : short_line_length;
@@ -765,8 +764,11 @@ std::size_t tile_dim_of(const layout& l) noexcept {
     // carry_out must not change the outputs.)
     const bool multi_line =
         !l.exclusive && !l.include_initial && !l.has_starts && (si == 1 || si == -1) && l.axis[out_slot] == si;
+    const std::size_t last = l.outer_rank - 1;  // the innermost of the dimensions walked, if not tiled
+    const bool packed = l.outer_rank > 0 && l.strides[in_slot][last] == l.strides[out_slot][last] &&
+                        magnitude(l.strides[in_slot][last]) == l.length;
     const bool short_lines =
-        l.length < line_form_length<Op>(l.lines(), multi_line, l.has_index, l.has_resets) && !l.has_starts;
+        l.length < line_form_length<Op>(l.lines(), multi_line, packed, l.has_index, l.has_resets) && !l.has_starts;
     const auto along = short_lines ? (std::numeric_limits<std::uint64_t>::max)() : magnitude(l.axis[in_slot]);
     for (std::size_t d = 0; d < l.outer_rank; ++d)
       if (magnitude(l.strides[in_slot][d]) < along &&
