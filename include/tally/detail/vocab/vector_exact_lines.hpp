@@ -310,9 +310,10 @@ TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512d segmented_prefix8(__m512d v, __m
 /// when Reverse), whole lines: each line's bits are exact_line_avx512's on that line alone
 /// (one masked step: the prefix of its first 8 doubles), two to eight lines a vector of
 /// 16 floats instead of a step of 32 a line. Steps: 1 for n <= 2, 2 for n <= 4, else 3.
-template <bool Sum, bool Reverse, int Steps>
+template <bool Sum, bool Reverse, bool SkipNaN, int Steps>
 TALLY_TARGET_AVX512 void exact_short_lines_avx512(const float* in, float* out, std::size_t n, std::size_t total) {
   using order = scan_order<Reverse>;
+  using step = exact_line_step<Sum, Reverse, SkipNaN>;  // its read(): a NaN skipped reads as the empty value
   const __m512d identity = _mm512_set1_pd(double_lanes<Sum>::identity);
   const __m512 fill = _mm512_set1_ps(static_cast<float>(double_lanes<Sum>::identity));
   alignas(64) std::int64_t first[16];
@@ -324,7 +325,8 @@ TALLY_TARGET_AVX512 void exact_short_lines_avx512(const float* in, float* out, s
   for (std::size_t k = 0; k < total; k += 16) {
     const std::size_t count = (std::min)(std::size_t{16}, total - k);
     __m512d low, high;
-    widen16(count == 16 ? order::load16(order::at(in, k)) : order::load16(order::at(in, k), count, fill), low, high);
+    widen16(step::read(count == 16 ? order::load16(order::at(in, k)) : order::load16(order::at(in, k), count, fill)),
+            low, high);
     low = segmented_prefix8<Sum, Steps>(low, pos_low, before);
     high = segmented_prefix8<Sum, Steps>(high, pos_high, before);
     const __m512 y = narrow16(low, high);
@@ -631,9 +633,12 @@ struct vector_line<exact_op<Base, float, SkipNaN>> {
       // address, or the highest when reversed (each line starts at its highest).
       const std::ptrdiff_t to_last = static_cast<std::ptrdiff_t>(count - 1) * in_step;
       const std::ptrdiff_t start = (to_last < 0) != first.reverse ? to_last : 0;
-      const auto lines = n <= 2   ? (first.reverse ? &exact_short_lines_avx512<sum, true, 1> : &exact_short_lines_avx512<sum, false, 1>)
-                         : n <= 4 ? (first.reverse ? &exact_short_lines_avx512<sum, true, 2> : &exact_short_lines_avx512<sum, false, 2>)
-                                  : (first.reverse ? &exact_short_lines_avx512<sum, true, 3> : &exact_short_lines_avx512<sum, false, 3>);
+      const auto lines = n <= 2   ? (first.reverse ? &exact_short_lines_avx512<sum, true, SkipNaN, 1>
+                                                   : &exact_short_lines_avx512<sum, false, SkipNaN, 1>)
+                         : n <= 4 ? (first.reverse ? &exact_short_lines_avx512<sum, true, SkipNaN, 2>
+                                                   : &exact_short_lines_avx512<sum, false, SkipNaN, 2>)
+                                  : (first.reverse ? &exact_short_lines_avx512<sum, true, SkipNaN, 3>
+                                                   : &exact_short_lines_avx512<sum, false, SkipNaN, 3>);
       lines(first.in + start, first.out + start, n, n * count);
       return true;
     }
