@@ -23,6 +23,7 @@
 #include <cstring>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <string>
@@ -353,36 +354,94 @@ TEST_CASE("exact mode: a small call gives the general path's bits") {
         const bool product = variant % 2 == 1, decreasing = variant % 4 >= 2, exclusive = variant >= 4;
         std::size_t count = 1;
         for (std::size_t e : extents) count *= e;
-        std::vector<float> in(count), small(count), padded(2 * count);
-        for (float& x : in) x = product ? static_cast<float>(1 + (tally_test::unit(rng) - 0.5) / 16)
-                                        : static_cast<float>(tally_test::unit(rng) * 1000 - 300);
+        std::vector<float> in(count), small(count), general(count);
+        // Sums of small values and of +-2^60, which cancel: the double additions round
+        // (1 + 2^60 - 2^60 is 0 in sequence, 1 grouped as 1 + (2^60 - 2^60)), so another
+        // grouping than the general path's shows in the outputs.
+        for (float& x : in) {
+          const double u = tally_test::unit(rng);
+          x = product ? static_cast<float>(1 + (u - 0.5) / 16)
+                      : u < 0.3 ? (u < 0.15 ? 0x1p60f : -0x1p60f) : static_cast<float>(u - 0.6);
+        }
         scan_options o(decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing, exclusive);
         const std::size_t rank = extents.size();
-        std::vector<std::ptrdiff_t> packed(rank), doubled(rank);
-        std::ptrdiff_t step = 1;
-        for (std::size_t d = rank; d-- > 0;) {
-          packed[d] = step;
-          doubled[d] = 2 * step;  // every other element: not packed, so the general path runs
-          step *= static_cast<std::ptrdiff_t>(extents[d]);
-        }
-        const tensor_view<const float> input(in.data(), rank, extents.data(), packed.data());
-        const tensor_view<float> to_small(small.data(), rank, extents.data(), packed.data());
-        const tensor_view<float> to_general(padded.data(), rank, extents.data(), doubled.data());
+        std::vector<std::size_t> carry_extents;  // the extents without the axis
+        for (std::size_t d = 0; d < rank; ++d)
+          if (d != axis) carry_extents.push_back(extents[d]);
+        std::vector<double> carries(count / extents[axis]);
+        const tensor_view<const float> input(in.data(), rank, extents.data());
+        const tensor_view<float> to_small(small.data(), rank, extents.data());
+        const tensor_view<float> to_general(general.data(), rank, extents.data());
+        // A carry_out view: the same layout, but the call takes the engine's general path.
+        const tensor_view<double> carry_out(carries.data(), rank - 1, carry_extents.data());
         const int a = static_cast<int>(axis);
         if (product) {
           tally::cumprod(input, to_small, a, o);
-          tally::cumprod(input, to_general, a, o);
+          tally::cumprod(input, to_general, a, o, {}, carry_out);
         } else {
           tally::cumsum(input, to_small, a, o);
-          tally::cumsum(input, to_general, a, o);
+          tally::cumsum(input, to_general, a, o, {}, carry_out);
         }
         for (std::size_t k = 0; k < count; ++k)
-          if (std::memcmp(&small[k], &padded[2 * k], sizeof(float)) != 0) {
+          if (std::memcmp(&small[k], &general[k], sizeof(float)) != 0) {
             INFO("extents rank " << rank << " axis " << axis << " variant " << variant << " element " << k);
-            CHECK(small[k] == padded[2 * k]);
+            CHECK(small[k] == general[k]);
             break;
           }
       }
+}
+
+TEST_CASE("exact mode: many short lines in one call give the bits of one line at a time") {
+  // Packed (and padded) rows of L elements along the last axis, too many for the small
+  // path: the engine hands runs of lines to the multi-line form (vector_line::scan_lines;
+  // packed lines of 2 to 8 with AVX-512: several lines a vector), which must give each
+  // line the bits of the line form alone. A carry_out view makes the engine take the
+  // lines one at a time (the line form resumes from a carry). nancumsum / nancumprod take
+  // the same forms, a NaN read as +0 / 1: their bits are cumsum's / cumprod's of the
+  // input with its NaNs so replaced.
+  rng_t rng(0x5eed07);
+  const std::size_t rows = 5000;  // 40 KiB and more: past the small path
+  for (std::size_t n : {2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 24, 31, 32, 33, 64, 100})
+    for (int variant = 0; variant < 32; ++variant) {
+      const bool product = variant % 2 == 1, decreasing = variant % 4 >= 2, padded = variant % 8 >= 4,
+                 in_place = variant % 16 >= 8, skip_nan = variant >= 16;
+      INFO((skip_nan ? "nan" : "") << (product ? "cumprod" : "cumsum") << " lines of " << n
+                                   << (decreasing ? " decreasing" : "") << (padded ? " padded" : "")
+                                   << (in_place ? " in place" : ""));
+      const std::size_t row = padded ? n + 5 : n;
+      std::vector<float> in(rows * row), clean(in.size()), one(in.size()), each(in.size());
+      for (std::size_t k = 0; k < in.size(); ++k) {
+        const double u = tally_test::unit(rng);  // as in the small-call test: cancelling +-2^60
+        in[k] = product ? static_cast<float>(1 + (u - 0.5) / 16)
+                        : u < 0.3 ? (u < 0.15 ? 0x1p60f : -0x1p60f) : static_cast<float>(u - 0.6);
+        const bool nan = skip_nan && tally_test::unit(rng) < 0.1;
+        clean[k] = nan ? (product ? 1.0f : 0.0f) : in[k];
+        if (nan) in[k] = std::numeric_limits<float>::quiet_NaN();
+      }
+      std::vector<double> carries(rows);
+      const auto row_stride = static_cast<std::ptrdiff_t>(row);
+      const auto view = [&](float* data) { return tensor_view<float>(data, {rows, n}, {row_stride, 1}); };
+      const scan_options o(decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing);
+      const tensor_view<double> carry_out(carries.data(), {rows});
+      if (in_place) one = in, each = clean;
+      const tensor_view<const float> from = view(in_place ? one.data() : in.data());
+      const tensor_view<const float> from_each = view(in_place ? each.data() : clean.data());
+      if (skip_nan)
+        product ? tally::nancumprod(from, view(one.data()), 1, o) : tally::nancumsum(from, view(one.data()), 1, o);
+      else
+        product ? tally::cumprod(from, view(one.data()), 1, o) : tally::cumsum(from, view(one.data()), 1, o);
+      if (product)
+        tally::cumprod(from_each, view(each.data()), 1, o, {}, carry_out);
+      else
+        tally::cumsum(from_each, view(each.data()), 1, o, {}, carry_out);
+      // (Padding: the input's, copied in place, or never written.)
+      for (std::size_t r = 0; r < rows; ++r)
+        if (std::memcmp(&one[r * row], &each[r * row], n * sizeof(float)) != 0) {
+          INFO("row " << r);
+          CHECK(std::memcmp(&one[r * row], &each[r * row], n * sizeof(float)) == 0);
+          break;
+        }
+    }
 }
 
 TEST_CASE("exact mode: the default, and what it changes") {

@@ -65,6 +65,7 @@ inline constexpr std::size_t stream_line_bytes = 16384;
 /// one line form call per line / gathered tiles, ms: L = 16 50 / 15, 24 40 / 18, 31 36.5 /
 /// 18; in tiles, the forms without gathered tiles (cummax, logcumsumexp) took 1.2x-2.6x
 /// longer, and double sums (scalar transposes) up to 1.6x.
+/// (Lines that take a multi-line form, vector_line's scan_lines, start where it says.)
 inline constexpr std::size_t short_line_length = 16, gathered_short_line_length = 32;
 
 /// A validated scan: the axis in scan order (decreasing directions already folded into
@@ -295,6 +296,14 @@ inline constexpr bool resumable_line<Op, std::void_t<decltype(vector_line<Op>::s
     std::declval<const line_span<typename Op::in_type, typename Op::out_type>&>(),
     std::declval<typename Op::state_type&>(), true))>> = true;
 
+/// Whether the operator's line form takes many lines a call (scan_lines, vector_lines.hpp).
+template <class Op, class = void>
+inline constexpr bool multi_line_form = false;
+template <class Op>
+inline constexpr bool multi_line_form<Op, std::void_t<decltype(vector_line<Op>::scan_lines(
+    std::declval<const line_span<typename Op::in_type, typename Op::out_type>&>(), std::size_t{}, std::ptrdiff_t{},
+    std::ptrdiff_t{}))>> = true;
+
 /// Whether the operator's row form can start its lines from running values and hand them
 /// back (`starts` null: from each line's first element; `ends` null: not wanted):
 ///   static bool scan(const row_tile<In, Out>&, const state_type* starts, state_type* ends);
@@ -305,11 +314,16 @@ inline constexpr bool resumable_rows<Op, std::void_t<decltype(vector_rows<Op>::s
     std::declval<const row_tile<typename Op::in_type, typename Op::out_type>&>(),
     std::declval<const typename Op::state_type*>(), std::declval<typename Op::state_type*>()))>> = true;
 
-/// The length from which lines take their line form one at a time rather than tiles of
-/// neighbouring lines (see short_line_length): the one rule for the engine (tile_dim_of)
-/// and the small-call path (small_exact.hpp), whose bits must agree.
+/// The length from which lines take their line form rather than tiles of neighbouring
+/// lines (see short_line_length): the one rule for the engine (tile_dim_of) and the
+/// small-call path (small_exact.hpp), whose bits must agree. `multi_line`: the lines can
+/// take a multi-line form (scan_line_run: inclusive, no carries in, contiguous along the
+/// axis in input and output alike); `packed`: one after the other in both.
 template <class Op>
-std::size_t line_form_length(std::size_t lines, bool has_index, bool has_resets) noexcept {
+std::size_t line_form_length(std::size_t lines, bool multi_line, bool packed, bool has_index, bool has_resets) noexcept {
+  if constexpr (multi_line_form<Op>)
+    if (lines > 1 && multi_line && !has_index && !has_resets)
+      if (const std::size_t from = vector_line<Op>::shortest_line(packed); from != 0) return from;
   const bool gathered = resumable_rows<Op> && std::is_same_v<typename Op::in_type, float> &&
                         std::is_same_v<typename Op::out_type, float> && !has_index && !has_resets && lines > 1;
   return gathered ? gathered_short_line_length : short_line_length;
@@ -391,6 +405,30 @@ void scan_line(const Op& op, const layout& l, pointers<Op> p) {
     return scan_line_inclusive<Op, false, false>(op, l, p);
   }
   scan_line_from(op, l, p, false);
+}
+
+/// The lines from the walker's position along its innermost dimension (at most `limit`):
+/// in one call of the operator's multi-line form where it applies (inclusive lines from
+/// their first elements, contiguous in input and output, not streamed: the calls a line
+/// costs weigh on short lines), else the one line there. Returns the lines scanned.
+template <class Op>
+std::size_t scan_line_run(const Op& op, const layout& l, const pointers<Op>& p, const nd_walker<slot_count>& w,
+                          std::size_t limit) {
+  const pointers<Op> q = moved(p, w.offset);
+  if constexpr (multi_line_form<Op>) {
+    const std::ptrdiff_t si = l.axis[in_slot];
+    const bool streamed = l.stream && l.length * sizeof(typename Op::out_type) >= stream_line_bytes;
+    if (w.dims > 0 && !l.exclusive && !l.include_initial && !l.has_resets && !q.index && !q.starts && !q.ends &&
+        l.length > 0 && !streamed && (si == 1 || si == -1) && l.axis[out_slot] == si) {
+      const std::size_t d = w.dims - 1, count = (std::min)(limit, w.extents[d] - w.index[d]);
+      const line_span<typename Op::in_type, typename Op::out_type> first{q.in, q.out, nullptr, nullptr, l.length,
+                                                                         si < 0, l.decreasing, false};
+      if (count > 1 && vector_line<Op>::scan_lines(first, count, w.strides[in_slot][d], w.strides[out_slot][d]))
+        return count;
+    }
+  }
+  scan_line(op, l, q);
+  return 1;
 }
 
 /// `count` (at most tile_lines) neighbouring lines (`step` apart per slot), row by row:
@@ -721,8 +759,16 @@ std::size_t tile_dim_of(const layout& l) noexcept {
     // element one line at a time, 2 ns in tiles; a line of one element: 7 ns and 0.8 ns).
     // Not a chunk that goes on from carries: it is the end of a longer line, whose arithmetic
     // (a line form's grouping) it keeps.
+    const std::ptrdiff_t si = l.axis[in_slot];
+    // (Lines with carries out take the line form one at a time, in the same arithmetic: a
+    // carry_out must not change the outputs.)
+    const bool multi_line =
+        !l.exclusive && !l.include_initial && !l.has_starts && (si == 1 || si == -1) && l.axis[out_slot] == si;
+    const std::size_t last = l.outer_rank - 1;  // the innermost of the dimensions walked, if not tiled
+    const bool packed = l.outer_rank > 0 && l.strides[in_slot][last] == l.strides[out_slot][last] &&
+                        magnitude(l.strides[in_slot][last]) == l.length;
     const bool short_lines =
-        l.length < line_form_length<Op>(l.lines(), l.has_index, l.has_resets) && !l.has_starts;
+        l.length < line_form_length<Op>(l.lines(), multi_line, packed, l.has_index, l.has_resets) && !l.has_starts;
     const auto along = short_lines ? (std::numeric_limits<std::uint64_t>::max)() : magnitude(l.axis[in_slot]);
     for (std::size_t d = 0; d < l.outer_rank; ++d)
       if (magnitude(l.strides[in_slot][d]) < along &&
@@ -775,7 +821,14 @@ void run(const Op& op, layout l, pointers<Op> p, const executor& exec) {
     nd_walker<slot_count> w = origin;
     if (!tiled) {
       w.start(begin);
-      for (std::size_t i = begin; i < end; ++i, w.next()) scan_line(op, l, moved(p, w.offset));
+      for (std::size_t i = begin; i < end;) {
+        const std::size_t run = scan_line_run(op, l, p, w, end - i);
+        i += run;
+        if (run == 1)
+          w.next();
+        else if (i < end)
+          w.start(i);
+      }
       return;
     }
     std::ptrdiff_t step[slot_count];

@@ -56,10 +56,19 @@ bool small_exact_scan(const tensor_view<const T>& in, const tensor_view<T>& out,
     for (std::size_t d = 0; d < shape.axis; ++d) before *= shape.extents[d];
     for (std::size_t d = shape.axis + 1; d < shape.rank; ++d) after *= shape.extents[d];
     const std::size_t n = shape.extents[shape.axis];
-    const std::size_t line_form_from = line_form_length<Op>(before * after, false, false);
+    const bool lines_along_memory = after == 1 && !shape.exclusive;
+    const std::size_t line_form_from = line_form_length<Op>(before * after, lines_along_memory, after == 1, false, false);
     const auto row = static_cast<std::ptrdiff_t>(after);
     const std::ptrdiff_t step = shape.decreasing ? -row : row;
     const std::ptrdiff_t last = static_cast<std::ptrdiff_t>(n - 1) * row;
+    if constexpr (multi_line_form<Op>) {  // all the lines in one call, as the engine runs them
+      const std::ptrdiff_t first = shape.decreasing ? last : 0, next = static_cast<std::ptrdiff_t>(n);
+      if (lines_along_memory && before > 1 && n >= line_form_from &&
+          vector_line<Op>::scan_lines(line_span<T, T>{in.data() + first, out.data() + first, nullptr, nullptr, n,
+                                                      shape.decreasing, shape.decreasing, false},
+                                      before, next, next))
+        return true;
+    }
     for (std::size_t b = 0; b < before; ++b)
       for (std::size_t j = 0; j < after; ++j) {
         const std::ptrdiff_t start = static_cast<std::ptrdiff_t>(b * n * after + j) + (shape.decreasing ? last : 0);

@@ -159,6 +159,20 @@ struct scan_order {
   }
 };
 
+/// Lines ahead that exact_lines_avx512 / _avx2 prefetch: about 1 KiB of input. Their
+/// masked loads (each line's last step) do not train the hardware prefetchers: lines of 16
+/// to 31 elements took 14 to 25 ns a line from memory, 5 to 9 in L1.
+inline std::size_t lines_ahead(std::size_t n) noexcept { return 1 + 1024 / (n * sizeof(float)); }
+
+/// Prefetches the line of n floats whose first element in scan order is at `in`: the
+/// cache lines of its two ends (a line this short spans at most three).
+template <bool Reverse>
+void prefetch_line(const float* in, std::size_t n) noexcept {
+  const float* last = Reverse ? in - (n - 1) : in + (n - 1);
+  detail::prefetch(in);
+  detail::prefetch(last);
+}
+
 /// One step of an exact float32 line: 32 elements (AVX-512) or 16 (AVX2) in scan order
 /// from `in` after the running value in every lane of `run`, which it advances; `y0` and
 /// `y1` receive the outputs, in scan order. `count` below a whole step takes the first
@@ -231,7 +245,8 @@ struct exact_line_step {
 /// output lies (the SIMD engine's streaming writer), so the grouping never depends on
 /// the output's address.
 template <bool Sum, bool Reverse, bool SkipNaN>
-TALLY_TARGET_AVX512 double exact_line_avx512(const float* in, float* out, std::size_t n, double running, bool stream) {
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE double exact_line_avx512_inline(const float* in, float* out, std::size_t n,
+                                                                        double running, bool stream) {
   using order = scan_order<Reverse>;
   using step = exact_line_step<Sum, Reverse, SkipNaN>;
   avx512::streaming_writer<avx512::f32, float> writer(stream && n >= 64);
@@ -252,12 +267,87 @@ TALLY_TARGET_AVX512 double exact_line_avx512(const float* in, float* out, std::s
   return _mm512_cvtsd_f64(run);
 }
 
+template <bool Sum, bool Reverse, bool SkipNaN>
+TALLY_TARGET_AVX512 double exact_line_avx512(const float* in, float* out, std::size_t n, double running, bool stream) {
+  return exact_line_avx512_inline<Sum, Reverse, SkipNaN>(in, out, n, running, stream);
+}
+
+/// `count` fresh lines of n (not streamed), `in_step` and `out_step` elements apart:
+/// exact_line_avx512 on each, with no call or setup per line (lines of 32 elements took
+/// twice the time of a memcpy more one call a line than in one loop).
+template <bool Sum, bool Reverse, bool SkipNaN>
+TALLY_TARGET_AVX512 void exact_lines_avx512(const float* in, float* out, std::size_t n, std::size_t count,
+                                            std::ptrdiff_t in_step, std::ptrdiff_t out_step) {
+  const std::size_t ahead = lines_ahead(n);
+  for (std::size_t j = 0; j < count; ++j, in += in_step, out += out_step) {
+    if (j + ahead < count) prefetch_line<Reverse>(in + static_cast<std::ptrdiff_t>(ahead) * in_step, n);
+    exact_line_avx512_inline<Sum, Reverse, SkipNaN>(in, out, n, double_lanes<Sum>::identity, false);
+  }
+}
+
+/// One vector of 8 doubles of packed lines (exact_short_lines_avx512): each lane combined
+/// with the lane `s` before it (s = 1, 2, 4) where that lies in its line (its position
+/// `pos` is s or more), from the previous vector's lanes at the same step (`before`, which
+/// it then takes this vector's) where it reaches back: the line form's in-register prefix
+/// (double_lanes::prefix, whose shifted-in identity leaves a lane as it is) on each line.
+template <bool Sum, int Shift>
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512d segmented_step8(__m512d v, __m512i pos, __m512d& before) {
+  const __m512d back =
+      _mm512_castsi512_pd(_mm512_alignr_epi64(_mm512_castpd_si512(v), _mm512_castpd_si512(before), 8 - Shift));
+  const __mmask8 in_line = _mm512_cmpge_epu64_mask(pos, _mm512_set1_epi64(Shift));
+  before = v;
+  return Sum ? _mm512_mask_add_pd(v, in_line, v, back) : _mm512_mask_mul_pd(v, in_line, v, back);
+}
+template <bool Sum, int Steps>
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512d segmented_prefix8(__m512d v, __m512i pos, __m512d (&before)[3]) {
+  v = segmented_step8<Sum, 1>(v, pos, before[0]);
+  if constexpr (Steps >= 2) v = segmented_step8<Sum, 2>(v, pos, before[1]);
+  if constexpr (Steps >= 3) v = segmented_step8<Sum, 4>(v, pos, before[2]);
+  return v;
+}
+
+/// `total` elements of packed lines of n (2 to 8) in scan order from `in` (down from it
+/// when Reverse), whole lines: each line's bits are exact_line_avx512's on that line alone
+/// (one masked step: the prefix of its first 8 doubles), two to eight lines a vector of
+/// 16 floats instead of a step of 32 a line. Steps: 1 for n <= 2, 2 for n <= 4, else 3.
+template <bool Sum, bool Reverse, bool SkipNaN, int Steps>
+TALLY_TARGET_AVX512 void exact_short_lines_avx512(const float* in, float* out, std::size_t n, std::size_t total) {
+  using order = scan_order<Reverse>;
+  using step = exact_line_step<Sum, Reverse, SkipNaN>;  // its read(): a NaN skipped reads as the empty value
+  const __m512d identity = _mm512_set1_pd(double_lanes<Sum>::identity);
+  const __m512 fill = _mm512_set1_ps(static_cast<float>(double_lanes<Sum>::identity));
+  alignas(64) std::int64_t first[16];
+  for (std::size_t i = 0; i < 16; ++i) first[i] = static_cast<std::int64_t>(i % n);
+  __m512i pos_low = _mm512_load_si512(first), pos_high = _mm512_load_si512(first + 8);  // lanes' positions in their lines
+  const __m512i advance = _mm512_set1_epi64(static_cast<std::int64_t>(16 % n)),
+                length = _mm512_set1_epi64(static_cast<std::int64_t>(n));
+  __m512d before[3] = {identity, identity, identity};
+  for (std::size_t k = 0; k < total; k += 16) {
+    const std::size_t count = (std::min)(std::size_t{16}, total - k);
+    __m512d low, high;
+    widen16(step::read(count == 16 ? order::load16(order::at(in, k)) : order::load16(order::at(in, k), count, fill)),
+            low, high);
+    low = segmented_prefix8<Sum, Steps>(low, pos_low, before);
+    high = segmented_prefix8<Sum, Steps>(high, pos_high, before);
+    const __m512 y = narrow16(low, high);
+    if (count == 16)
+      order::store16(order::at(out, k), y, false);
+    else
+      order::store16(order::at(out, k), y, count);
+    pos_low = _mm512_add_epi64(pos_low, advance);
+    pos_low = _mm512_mask_sub_epi64(pos_low, _mm512_cmpge_epu64_mask(pos_low, length), pos_low, length);
+    pos_high = _mm512_add_epi64(pos_high, advance);
+    pos_high = _mm512_mask_sub_epi64(pos_high, _mm512_cmpge_epu64_mask(pos_high, length), pos_high, length);
+  }
+}
+
 /// The AVX2 form of exact_line_avx512 (16 floats a step). It streams only an output line
 /// that starts on a 32-byte boundary (in scan order), whose vectors then all do: AVX2
 /// cannot assemble 64-byte lines across vectors cheaply (see generic.hpp's streaming
 /// writer).
 template <bool Sum, bool Reverse, bool SkipNaN>
-TALLY_TARGET_AVX2 double exact_line_avx2(const float* in, float* out, std::size_t n, double running, bool stream) {
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE double exact_line_avx2_inline(const float* in, float* out, std::size_t n,
+                                                                    double running, bool stream) {
   using order = scan_order<Reverse>;
   using step = exact_line_step<Sum, Reverse, SkipNaN>;
   const bool streamed = stream && order::template to_boundary<32>(out, n) == 0;
@@ -275,6 +365,22 @@ TALLY_TARGET_AVX2 double exact_line_avx2(const float* in, float* out, std::size_
     if (rest > 8) order::store8(order::at(out, k + 8), y1, rest - 8);
   }
   return _mm256_cvtsd_f64(run);
+}
+
+template <bool Sum, bool Reverse, bool SkipNaN>
+TALLY_TARGET_AVX2 double exact_line_avx2(const float* in, float* out, std::size_t n, double running, bool stream) {
+  return exact_line_avx2_inline<Sum, Reverse, SkipNaN>(in, out, n, running, stream);
+}
+
+/// The AVX2 form of exact_lines_avx512.
+template <bool Sum, bool Reverse, bool SkipNaN>
+TALLY_TARGET_AVX2 void exact_lines_avx2(const float* in, float* out, std::size_t n, std::size_t count,
+                                        std::ptrdiff_t in_step, std::ptrdiff_t out_step) {
+  const std::size_t ahead = lines_ahead(n);
+  for (std::size_t j = 0; j < count; ++j, in += in_step, out += out_step) {
+    if (j + ahead < count) prefetch_line<Reverse>(in + static_cast<std::ptrdiff_t>(ahead) * in_step, n);
+    exact_line_avx2_inline<Sum, Reverse, SkipNaN>(in, out, n, double_lanes<Sum>::identity, false);
+  }
 }
 
 /// n float64 elements of a line in scan order (+1 steps, or -1 when Reverse; in place
@@ -499,6 +605,47 @@ struct vector_line<exact_op<Base, float, SkipNaN>> {
     else
       running = l.reverse ? exact_line_avx2<sum, true, SkipNaN>(l.in, l.out, l.n, running, l.stream)
                           : exact_line_avx2<sum, false, SkipNaN>(l.in, l.out, l.n, running, l.stream);
+    return true;
+  }
+  /// Lines of `in_step` elements apart packed one after the other (either way round), as
+  /// many outputs.
+  static bool packed(std::size_t n, std::ptrdiff_t in_step, std::ptrdiff_t out_step) noexcept {
+    return out_step == in_step && static_cast<std::size_t>(in_step < 0 ? -in_step : in_step) == n;
+  }
+  /// The shortest lines scan_lines takes (0: none, on this CPU): from 2 elements packed,
+  /// with AVX-512 (exact_short_lines_avx512), else from 6 (one step of the line form a
+  /// line: exact float32 sums of 16M elements in lines of L, tiles / line form, ms: L = 4
+  /// 23 / 24, 6 24 / 17, 8 21.5 / 13.6, 12 23.5 / 9.6, 16 15 / 6.5).
+  static std::size_t shortest_line(bool packed) noexcept { return shortest_line(active_target(), packed); }
+  static std::size_t shortest_line(simd_variant target, bool packed) noexcept {
+    return target == simd_variant::scalar ? 0 : packed && target == simd_variant::avx512 ? 2 : 6;
+  }
+  /// `count` lines like `first` (fresh, not streamed), each `in_step` and `out_step`
+  /// elements after the one before: the same bits as scan() on each, in one call.
+  static bool scan_lines(const line_span<float, float>& first, std::size_t count, std::ptrdiff_t in_step,
+                         std::ptrdiff_t out_step) noexcept {
+    const simd_variant target = active_target();
+    if (target == simd_variant::scalar || first.n == 0 || first.resets || first.stream) return false;
+    const std::size_t n = first.n;
+    if (n < shortest_line(target, packed(n, in_step, out_step))) return false;  // (the engine asks first)
+    if (n <= 8 && target == simd_variant::avx512 && packed(n, in_step, out_step)) {
+      // One stream of whole lines, from its first element in scan order: the lowest
+      // address, or the highest when reversed (each line starts at its highest).
+      const std::ptrdiff_t to_last = static_cast<std::ptrdiff_t>(count - 1) * in_step;
+      const std::ptrdiff_t start = (to_last < 0) != first.reverse ? to_last : 0;
+      const auto lines = n <= 2   ? (first.reverse ? &exact_short_lines_avx512<sum, true, SkipNaN, 1>
+                                                   : &exact_short_lines_avx512<sum, false, SkipNaN, 1>)
+                         : n <= 4 ? (first.reverse ? &exact_short_lines_avx512<sum, true, SkipNaN, 2>
+                                                   : &exact_short_lines_avx512<sum, false, SkipNaN, 2>)
+                                  : (first.reverse ? &exact_short_lines_avx512<sum, true, SkipNaN, 3>
+                                                   : &exact_short_lines_avx512<sum, false, SkipNaN, 3>);
+      lines(first.in + start, first.out + start, n, n * count);
+      return true;
+    }
+    const auto lines = target == simd_variant::avx512
+                           ? (first.reverse ? &exact_lines_avx512<sum, true, SkipNaN> : &exact_lines_avx512<sum, false, SkipNaN>)
+                           : (first.reverse ? &exact_lines_avx2<sum, true, SkipNaN> : &exact_lines_avx2<sum, false, SkipNaN>);
+    lines(first.in, first.out, first.n, count, in_step, out_step);
     return true;
   }
 };

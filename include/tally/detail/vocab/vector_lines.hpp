@@ -67,7 +67,14 @@ std::size_t elements_to_32_bytes(const T* p, std::size_t limit) noexcept {
 
 /// No vector form: the engine's scalar loops. A specialization of vector_line has
 ///   static bool scan(const line_span<In, Out>&);
-/// (a whole inclusive line; false: not done), one of vector_rows has `max_lines` (the
+/// (a whole inclusive line; false: not done), and may have
+///   static bool scan_lines(const line_span<In, Out>& first, std::size_t count,
+///                          std::ptrdiff_t in_step, std::ptrdiff_t out_step);
+/// (`count` such lines, each `in_step` / `out_step` elements after the one before, in one
+/// call: what short lines need) with
+///   static std::size_t shortest_line(bool packed);
+/// (the shortest lines it takes on this CPU, 0 for none; `packed`: in_step == out_step ==
+/// +-n); one of vector_rows has `max_lines` (the
 /// widest tile it takes) and
 ///   static bool scan(const row_tile<In, Out>&);
 /// (a whole inclusive tile; false: not done).
