@@ -47,46 +47,51 @@ TALLY_SIMD_WARNINGS_BEGIN
 inline constexpr std::size_t exact_tile_capacity = 4096;
 
 /// x (op) y in doubles: Sum adds, else multiplies.
+///
+/// This file's small vector helpers are always inlined. An out-of-line copy of one, folded
+/// with an identical twin by GCC's identical code folding (double_lanes<true>::last and
+/// double_lanes<false>::last are the same code), makes MinGW-w64 GCC warn "AVX512F vector
+/// return without AVX512F enabled changes the ABI" (-Wpsabi), an error under -Werror.
 template <bool Sum>
 struct double_lanes {
   /// The identity shifted into a prefix: -0.0 keeps every addend's sign, 1 every factor.
   static constexpr double identity = Sum ? -0.0 : 1.0;
-  TALLY_TARGET_AVX512 static __m512d apply(__m512d x, __m512d y) { return Sum ? _mm512_add_pd(x, y) : _mm512_mul_pd(x, y); }
-  TALLY_TARGET_AVX2 static __m256d apply(__m256d x, __m256d y) { return Sum ? _mm256_add_pd(x, y) : _mm256_mul_pd(x, y); }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512d apply(__m512d x, __m512d y) { return Sum ? _mm512_add_pd(x, y) : _mm512_mul_pd(x, y); }
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256d apply(__m256d x, __m256d y) { return Sum ? _mm256_add_pd(x, y) : _mm256_mul_pd(x, y); }
   static double apply(double x, double y) { return Sum ? x + y : x * y; }
 
   /// Inclusive prefix of 8 lanes: three steps, the identity shifted in.
-  TALLY_TARGET_AVX512 static __m512d prefix(__m512d v) {
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512d prefix(__m512d v) {
     const __m512d id = _mm512_set1_pd(identity);
     v = apply(v, _mm512_mask_permutexvar_pd(id, 0xfe, _mm512_setr_epi64(0, 0, 1, 2, 3, 4, 5, 6), v));
     v = apply(v, _mm512_mask_permutexvar_pd(id, 0xfc, _mm512_setr_epi64(0, 0, 0, 1, 2, 3, 4, 5), v));
     return apply(v, _mm512_mask_permutexvar_pd(id, 0xf0, _mm512_setr_epi64(0, 0, 0, 0, 0, 1, 2, 3), v));
   }
-  TALLY_TARGET_AVX512 static __m512d last(__m512d v) { return _mm512_permutexvar_pd(_mm512_set1_epi64(7), v); }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512d last(__m512d v) { return _mm512_permutexvar_pd(_mm512_set1_epi64(7), v); }
 
   /// Inclusive prefix of 4 lanes: two steps.
-  TALLY_TARGET_AVX2 static __m256d prefix(__m256d v) {
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256d prefix(__m256d v) {
     const __m256d id = _mm256_set1_pd(identity);
     v = apply(v, _mm256_blend_pd(_mm256_permute4x64_pd(v, _MM_SHUFFLE(2, 1, 0, 0)), id, 0x1));
     return apply(v, _mm256_blend_pd(_mm256_permute4x64_pd(v, _MM_SHUFFLE(1, 0, 0, 0)), id, 0x3));
   }
-  TALLY_TARGET_AVX2 static __m256d last(__m256d v) { return _mm256_permute4x64_pd(v, _MM_SHUFFLE(3, 3, 3, 3)); }
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256d last(__m256d v) { return _mm256_permute4x64_pd(v, _MM_SHUFFLE(3, 3, 3, 3)); }
 };
 
 /// 16 floats as two vectors of 8 doubles, and back.
-TALLY_TARGET_AVX512 inline void widen16(__m512 x, __m512d& low, __m512d& high) {
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE void widen16(__m512 x, __m512d& low, __m512d& high) {
   low = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
   high = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
 }
-TALLY_TARGET_AVX512 inline __m512 narrow16(__m512d low, __m512d high) {
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512 narrow16(__m512d low, __m512d high) {
   return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(low)), _mm512_cvtpd_ps(high), 1);
 }
 /// 8 floats as two vectors of 4 doubles, and back.
-TALLY_TARGET_AVX2 inline void widen8(__m256 x, __m256d& low, __m256d& high) {
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void widen8(__m256 x, __m256d& low, __m256d& high) {
   low = _mm256_cvtps_pd(_mm256_castps256_ps128(x));
   high = _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1));
 }
-TALLY_TARGET_AVX2 inline __m256 narrow8(__m256d low, __m256d high) {
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256 narrow8(__m256d low, __m256d high) {
   return _mm256_set_m128(_mm256_cvtpd_ps(high), _mm256_cvtpd_ps(low));
 }
 
@@ -106,7 +111,7 @@ struct scan_order {
                                   : elements_to_boundary<Bytes>(p);
     return (std::min)(n, limit);
   }
-  TALLY_TARGET_AVX512 static __m512 reverse16(__m512 v) {
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512 reverse16(__m512 v) {
     return _mm512_permutexvar_ps(_mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), v);
   }
   /// The memory lanes of a vector's first `count` lanes in scan order (count <= 16).
@@ -114,47 +119,47 @@ struct scan_order {
     const auto lanes = static_cast<__mmask16>((1u << count) - 1);
     return Reverse ? static_cast<__mmask16>(lanes << (16 - count)) : lanes;
   }
-  TALLY_TARGET_AVX512 static __m512 load16(const float* p) {
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512 load16(const float* p) {
     return Reverse ? reverse16(_mm512_loadu_ps(p - 15)) : _mm512_loadu_ps(p);
   }
-  TALLY_TARGET_AVX512 static __m512 load16(const float* p, std::size_t count, __m512 fill) {
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512 load16(const float* p, std::size_t count, __m512 fill) {
     const __m512 v = _mm512_mask_loadu_ps(fill, mask16(count), Reverse ? p - 15 : p);
     return Reverse ? reverse16(v) : v;
   }
-  TALLY_TARGET_AVX512 static void store16(float* p, __m512 v, bool stream) {
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static void store16(float* p, __m512 v, bool stream) {
     if constexpr (Reverse) {
       v = reverse16(v);
       p -= 15;
     }
     stream ? _mm512_stream_ps(p, v) : _mm512_storeu_ps(p, v);
   }
-  TALLY_TARGET_AVX512 static void store16(float* p, __m512 v, std::size_t count) {
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static void store16(float* p, __m512 v, std::size_t count) {
     _mm512_mask_storeu_ps(Reverse ? p - 15 : p, mask16(count), Reverse ? reverse16(v) : v);
   }
-  TALLY_TARGET_AVX2 static __m256 reverse8(__m256 v) {
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256 reverse8(__m256 v) {
     return _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0));
   }
   /// AVX2's masks are vectors: lane i's sign bit set where it is taken.
-  TALLY_TARGET_AVX2 static __m256i mask8(std::size_t count) {
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256i mask8(std::size_t count) {
     const __m256i lane = Reverse ? _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0) : _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), lane);
   }
-  TALLY_TARGET_AVX2 static __m256 load8(const float* p) {
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256 load8(const float* p) {
     return Reverse ? reverse8(_mm256_loadu_ps(p - 7)) : _mm256_loadu_ps(p);
   }
-  TALLY_TARGET_AVX2 static __m256 load8(const float* p, std::size_t count, __m256 fill) {
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256 load8(const float* p, std::size_t count, __m256 fill) {
     const __m256i mask = mask8(count);
     const __m256 v = _mm256_blendv_ps(fill, _mm256_maskload_ps(Reverse ? p - 7 : p, mask), _mm256_castsi256_ps(mask));
     return Reverse ? reverse8(v) : v;
   }
-  TALLY_TARGET_AVX2 static void store8(float* p, __m256 v, bool stream) {
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static void store8(float* p, __m256 v, bool stream) {
     if constexpr (Reverse) {
       v = reverse8(v);
       p -= 7;
     }
     stream ? _mm256_stream_ps(p, v) : _mm256_storeu_ps(p, v);
   }
-  TALLY_TARGET_AVX2 static void store8(float* p, __m256 v, std::size_t count) {
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static void store8(float* p, __m256 v, std::size_t count) {
     _mm256_maskstore_ps(Reverse ? p - 7 : p, mask8(count), Reverse ? reverse8(v) : v);
   }
 };
