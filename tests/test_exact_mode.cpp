@@ -394,14 +394,14 @@ TEST_CASE("exact mode: a small call gives the general path's bits") {
 TEST_CASE("exact mode: many short lines in one call give the bits of one line at a time") {
   // Packed (and padded) rows of L elements along the last axis, too many for the small
   // path: the engine hands runs of lines to the multi-line form (vector_line::scan_lines;
-  // packed lines of 2 to 8 with AVX-512: several lines a vector), which must give each
+  // packed lines of 2 to 16 with AVX-512: several lines a vector), which must give each
   // line the bits of the line form alone. A carry_out view makes the engine take the
   // lines one at a time (the line form resumes from a carry). nancumsum / nancumprod take
   // the same forms, a NaN read as +0 / 1: their bits are cumsum's / cumprod's of the
   // input with its NaNs so replaced.
   rng_t rng(0x5eed07);
   const std::size_t rows = 5000;  // 40 KiB and more: past the small path
-  for (std::size_t n : {2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 24, 31, 32, 33, 64, 100})
+  for (std::size_t n : {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 31, 32, 33, 64, 100})
     for (int variant = 0; variant < 32; ++variant) {
       const bool product = variant % 2 == 1, decreasing = variant % 4 >= 2, padded = variant % 8 >= 4,
                  in_place = variant % 16 >= 8, skip_nan = variant >= 16;
