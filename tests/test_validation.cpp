@@ -547,6 +547,38 @@ TEST_CASE("validation: an output whose distinct elements share an address is ref
   }
 }
 
+TEST_CASE("validation: one tensor_desc for input and output is checked as both") {
+  // The descriptor checks skip a second look at a desc passed twice: every rule must still
+  // hold of it, the output's included (its strides' uniqueness), and it must compute.
+  std::uint32_t sizes[2] = {3, 4};
+  std::uint32_t strides[2] = {0, 1};
+  tally::tensor_desc t{data_type::float32, 2, sizes, nullptr, 48};
+  tally::cumulative_summation_desc op;
+  op.input = op.output = &t;
+  op.axis = 1;
+  alignas(64) float in[12], out[12] = {};
+  for (int i = 0; i < 12; ++i) in[i] = static_cast<float>(i + 1);
+  REQUIRE(tally::execute(op, in, out).ok());
+  for (int r = 0; r < 3; ++r) {
+    float running = 0;
+    for (int c = 0; c < 4; ++c) CHECK(out[r * 4 + c] == (running += in[r * 4 + c]));
+  }
+  REQUIRE(tally::execute(op, out, out).ok());  // in place
+  CHECK(out[11] == 4 * 9 + 3 * 10 + 2 * 11 + 12);  // the last row, 9 to 12, summed twice
+
+  t.total_tensor_size_in_bytes = 44;
+  CHECK(tally::validate(op).code() == status_code::buffer_too_small);
+  t.total_tensor_size_in_bytes = 48;
+  sizes[0] = 0;
+  CHECK(tally::validate(op).code() == status_code::invalid_size);
+  sizes[0] = 3;
+  t.strides = strides;  // a broadcast: fine to read, but as the output every row shares an address
+  t.total_tensor_size_in_bytes = 16;
+  CHECK(tally::execute(op, in, out).code() == status_code::overlapping_output);
+  op.axis = 2;
+  CHECK(tally::validate(op).code() == status_code::invalid_axis);
+}
+
 // ---------------------------------------------------------------------------------------
 // Execution-time rules
 
