@@ -313,8 +313,9 @@ TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512d segmented_prefix8(__m512d v, __m
 
 /// Lines of 9 to 16: the lanes at position 8 and on (`pos`) combined with their line's
 /// lane at position 7, 1 to 8 lanes back in this vector or `previous` (the vector before,
-/// its prefixes done; lanes at position 7 are the same after this step). That lane holds the first 8 elements' total: the line form's
-/// lanes::apply(lanes::last(a), lanes::prefix(b)) on its second vector.
+/// its prefixes done; this step leaves lanes at position 7 as they are). That lane holds
+/// the first 8 elements' total: the line form's lanes::apply(lanes::last(a),
+/// lanes::prefix(b)) on its second vector.
 template <bool Sum>
 TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512d second_half_step8(__m512d v, __m512i pos, __m512d previous) {
   const __mmask8 second = _mm512_cmpgt_epu64_mask(pos, _mm512_set1_epi64(7));
