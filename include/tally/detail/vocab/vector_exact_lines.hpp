@@ -311,6 +311,11 @@ TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512d segmented_prefix8(__m512d v, __m
   return v;
 }
 
+/// `pos` with the lanes at `limit` or more moved back by it (positions in lines of `limit`).
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512i wrap_positions(__m512i pos, __m512i limit) {
+  return _mm512_mask_sub_epi64(pos, _mm512_cmpge_epu64_mask(pos, limit), pos, limit);
+}
+
 /// Lines of 9 to 16: the lanes at position 8 and on (`pos`) combined with their line's
 /// lane at position 7, 1 to 8 lanes back in this vector or `previous` (the vector before,
 /// its prefixes done; this step leaves lanes at position 7 as they are). That lane holds
@@ -346,10 +351,8 @@ struct short_lines_vector {
     } else {
       // Positions in each half of 8 for the prefix steps, then the second halves.
       const __m512i eight = _mm512_set1_epi64(8);
-      low = segmented_prefix8<Sum, 3>(
-          low, _mm512_mask_sub_epi64(pos_low, _mm512_cmpge_epu64_mask(pos_low, eight), pos_low, eight), before);
-      high = segmented_prefix8<Sum, 3>(
-          high, _mm512_mask_sub_epi64(pos_high, _mm512_cmpge_epu64_mask(pos_high, eight), pos_high, eight), before);
+      low = segmented_prefix8<Sum, 3>(low, wrap_positions(pos_low, eight), before);
+      high = segmented_prefix8<Sum, 3>(high, wrap_positions(pos_high, eight), before);
       // (The lanes read are never changed by second_half_step8: no chain across vectors.)
       const __m512d low_prefixes = low;
       low = second_half_step8<Sum>(low, pos_low, previous);
@@ -379,8 +382,8 @@ TALLY_TARGET_AVX512 void exact_short_lines_avx512(const float* in, float* out, s
   __m512i pos_low = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), pos_high = _mm512_setr_epi64(8, 9, 10, 11, 12, 13, 14, 15);
   std::int64_t next = 16;
   for (; next >= static_cast<std::int64_t>(n); next -= static_cast<std::int64_t>(n)) {
-    pos_low = _mm512_mask_sub_epi64(pos_low, _mm512_cmpge_epu64_mask(pos_low, length), pos_low, length);
-    pos_high = _mm512_mask_sub_epi64(pos_high, _mm512_cmpge_epu64_mask(pos_high, length), pos_high, length);
+    pos_low = wrap_positions(pos_low, length);
+    pos_high = wrap_positions(pos_high, length);
   }
   __m512d before[3] = {identity, identity, identity}, previous = identity;
   using vector = short_lines_vector<Sum, Reverse, SkipNaN, Steps>;
@@ -393,10 +396,8 @@ TALLY_TARGET_AVX512 void exact_short_lines_avx512(const float* in, float* out, s
   const __m512i advance = _mm512_set1_epi64(next);
   for (std::size_t k = 0; k < total; k += 16) {
     vector::scan(in, out, k, total, pos_low, pos_high, before, previous);
-    pos_low = _mm512_add_epi64(pos_low, advance);
-    pos_low = _mm512_mask_sub_epi64(pos_low, _mm512_cmpge_epu64_mask(pos_low, length), pos_low, length);
-    pos_high = _mm512_add_epi64(pos_high, advance);
-    pos_high = _mm512_mask_sub_epi64(pos_high, _mm512_cmpge_epu64_mask(pos_high, length), pos_high, length);
+    pos_low = wrap_positions(_mm512_add_epi64(pos_low, advance), length);
+    pos_high = wrap_positions(_mm512_add_epi64(pos_high, advance), length);
   }
 }
 
@@ -692,15 +693,14 @@ struct vector_line<exact_op<Base, float, SkipNaN>> {
       // address, or the highest when reversed (each line starts at its highest).
       const std::ptrdiff_t to_last = static_cast<std::ptrdiff_t>(count - 1) * in_step;
       const std::ptrdiff_t start = (to_last < 0) != first.reverse ? to_last : 0;
-      const auto lines = n <= 2   ? (first.reverse ? &exact_short_lines_avx512<sum, true, SkipNaN, 1>
-                                                   : &exact_short_lines_avx512<sum, false, SkipNaN, 1>)
-                         : n <= 4 ? (first.reverse ? &exact_short_lines_avx512<sum, true, SkipNaN, 2>
-                                                   : &exact_short_lines_avx512<sum, false, SkipNaN, 2>)
-                         : n <= 8 ? (first.reverse ? &exact_short_lines_avx512<sum, true, SkipNaN, 3>
-                                                   : &exact_short_lines_avx512<sum, false, SkipNaN, 3>)
-                                  : (first.reverse ? &exact_short_lines_avx512<sum, true, SkipNaN, 4>
-                                                   : &exact_short_lines_avx512<sum, false, SkipNaN, 4>);
-      lines(first.in + start, first.out + start, n, n * count);
+      using short_lines = void (*)(const float*, float*, std::size_t, std::size_t);
+      static constexpr short_lines by_steps[2][4] = {
+          {&exact_short_lines_avx512<sum, false, SkipNaN, 1>, &exact_short_lines_avx512<sum, false, SkipNaN, 2>,
+           &exact_short_lines_avx512<sum, false, SkipNaN, 3>, &exact_short_lines_avx512<sum, false, SkipNaN, 4>},
+          {&exact_short_lines_avx512<sum, true, SkipNaN, 1>, &exact_short_lines_avx512<sum, true, SkipNaN, 2>,
+           &exact_short_lines_avx512<sum, true, SkipNaN, 3>, &exact_short_lines_avx512<sum, true, SkipNaN, 4>}};
+      const std::size_t steps = n <= 2 ? 1 : n <= 4 ? 2 : n <= 8 ? 3 : 4;  // prefix steps a line needs
+      by_steps[first.reverse][steps - 1](first.in + start, first.out + start, n, n * count);
       return true;
     }
     const auto lines = target == simd_variant::avx512
