@@ -375,7 +375,8 @@ TALLY_SIMD_TARGET void scan_narrow_columns(const T* in, T* out, std::size_t widt
     step_at[steps] = V::make_index(from);
   }
   alignas(64) A lanes[W];
-  for (std::size_t i = 0; i < W; ++i) lanes[i] = i < W - width ? Op::template identity<A>() : acc[i - (W - width)];
+  for (std::size_t i = 0; i < W; ++i)
+    lanes[i] = i < W - width || !starts_are_carries ? Op::template identity<A>() : acc[i - (W - width)];
   reg prev = V::load(static_cast<const A*>(lanes));  // a vector whose last row is the starts
   const reg empty = V::broadcast(Op::template empty<A>());
   using writer_t = streaming_writer<V, T>;
@@ -433,6 +434,7 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   using writer_t = streaming_writer<V, T>;
   writer_t writer(stream && (one_stream ? rows * width >= 2 * W : width >= 2 * W));
   const reg empty = V::broadcast(Op::template empty<A>());
+  const reg identity = V::broadcast(Op::template identity<A>());
   // Rows that go down in memory (a decreasing axis) are walked right to left, so the
   // whole scan reads and writes one descending stream that the prefetchers follow; the
   // columns are independent, so their order changes nothing.
@@ -441,14 +443,15 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   for (std::size_t k = 0; k < rows; ++k) {
     const T* row_in = in + static_cast<std::ptrdiff_t>(k) * in_row_stride;
     T* row_out = out + static_cast<std::ptrdiff_t>(k) * out_row_stride;
-    const bool empty_row = exclusive && k == 0 && !starts_are_carries;
+    const bool first_row = k == 0 && !starts_are_carries;  // acc not read: the identity
+    const bool empty_row = exclusive && first_row;
     // Descending: the scalar columns at the right end first, then the vectors right to left.
     for (int part = 0; part < 2; ++part) {
       if ((part == 0) == descending) {
         for (std::size_t t = 0; t < width - vectors; ++t) {
           const std::size_t j = descending ? width - 1 - t : vectors + t;
           const A x = to_acc(row_in[j]);
-          const A before = acc[j];
+          const A before = first_row ? Op::template identity<A>() : acc[j];
           acc[j] = Op::combine(before, x);
           row_out[j] = from_acc<T>(exclusive ? (empty_row ? Op::template empty<A>() : before) : acc[j]);
         }
@@ -461,7 +464,7 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
         for (std::size_t v = 0; v < vectors; v += W) {
           const std::size_t j = descending ? vectors - W - v : v;
           prefetch_in_row<T>(ahead, j);
-          const reg before = V::load(acc + j);
+          const reg before = first_row ? identity : V::load(acc + j);
           const reg after = V::template combine<Op>(before, V::load(row_in + j));
           const reg y = exclusive ? (empty_row ? empty : before) : after;
           writer.put(row_out + j, y);

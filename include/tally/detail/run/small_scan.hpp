@@ -54,7 +54,6 @@ bool small_scan(const T* in, T* out, std::size_t rank, const std::size_t* extent
     const auto row = static_cast<std::ptrdiff_t>(after);
     alignas(64) A acc[column_tile<T>()];
     for (std::size_t block = 0; block < before; ++block) {
-      for (std::size_t j = 0; j < after; ++j) acc[j] = Op::template identity<A>();
       const std::ptrdiff_t start = static_cast<std::ptrdiff_t>(block * n * after) + (decreasing ? last * row : 0);
       kernels.columns(in + start, decreasing ? -row : row, out + start, decreasing ? -row : row, after, n, acc,
                       exclusive, false, false, nullptr);

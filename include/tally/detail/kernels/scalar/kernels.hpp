@@ -3,6 +3,7 @@
 // x86-64), and the strided kernel of every target.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 
@@ -86,14 +87,16 @@ void scan_short_lines(const T* in, T* out, std::size_t n, std::size_t count, boo
 }
 
 /// Axis outer, `width` contiguous columns: row k of every column combines into the
-/// running row `acc` (preloaded with each column's start) and is written out. In exclusive
-/// mode row 0 receives `acc` itself when the starts are caller carries, else the empty
-/// value (+0 rather than the internal -0 identity of float sums).
+/// running row `acc` and is written out. `acc` holds each column's start when the starts
+/// are caller carries; otherwise it is not read, and every column starts at the identity.
+/// In exclusive mode row 0 receives `acc` itself when the starts are caller carries, else
+/// the empty value (+0 rather than the internal -0 identity of float sums).
 template <class Op, class T>
 void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T* out, std::ptrdiff_t out_row_stride,
                   std::size_t width, std::size_t rows, acc_t<T>* acc, bool exclusive,
                   bool starts_are_carries, bool /*stream*/, const T* /*next_in*/) noexcept {
   using A = acc_t<T>;
+  if (!starts_are_carries) std::fill_n(acc, width, Op::template identity<A>());
   for (std::size_t k = 0; k < rows; ++k) {
     const T* row_in = in + static_cast<std::ptrdiff_t>(k) * in_row_stride;
     T* row_out = out + static_cast<std::ptrdiff_t>(k) * out_row_stride;
