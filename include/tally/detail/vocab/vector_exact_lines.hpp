@@ -573,6 +573,114 @@ struct exact_lanes16 {
   }
 };
 
+/// Tiles of at most 8 float32 lines (narrow columns, as the x, y, z of points down axis 0):
+/// a row is shorter than one step of exact_lanes8 / exact_lanes16, which would leave every
+/// element to lane_rows' scalar loop. Here a row is one 8-lane load, widened, combined
+/// into the lines' running doubles kept in registers, narrowed and stored: each line's
+/// fold is the scalar loop's, so its bits. `starts` / `ends`: as lane_rows.
+///
+/// A row sits in the low lanes, or in the high ones when the rows go down in memory, so
+/// that the lanes past it are always the rows after it in scan order. Where the rows are
+/// packed and the output is not the input, those lanes are loaded and stored whole (a
+/// store's extra lanes land on rows still to be written); elsewhere, and for the rows
+/// near the tile's end, loads and stores are masked to the row. Whole ones are faster:
+/// [4M, 4] along axis 0, 8.7 ms masked, 5.7 ms whole (memcpy 4.3).
+template <bool Sum, bool SkipNaN>
+struct exact_narrow_rows {
+  using lanes = double_lanes<Sum>;
+  using step = exact_line_step<Sum, false, SkipNaN>;
+  static constexpr std::size_t max_lines = 8;
+
+  /// The tile's walk: where row 0's 8 lanes start, and how many rows go by whole vectors.
+  struct walk {
+    const float* in;
+    float* out;
+    std::ptrdiff_t in_row, out_row, ahead;
+    std::size_t whole_rows;
+    bool high;  // the row in lanes [8 - count, 8)
+
+    explicit walk(const row_tile<float, float>& t) noexcept
+        : in_row(t.in_row), out_row(t.out_row), whole_rows(0), high(t.in_row < 0) {
+      const std::ptrdiff_t base = high ? static_cast<std::ptrdiff_t>(t.count) - 8 : 0;
+      in = t.in + base;
+      out = t.out + base;
+      // Elements ahead that a row prefetches its input: about 2 KiB on when the rows are
+      // packed, else 32 rows on. (Masked loads do not train the hardware prefetchers:
+      // without it, masked rows of 4 took 3.7 ns a row from memory, 2.1 with it.)
+      const std::size_t size = static_cast<std::size_t>(in_row < 0 ? -in_row : in_row);
+      ahead = (size <= 16 ? 512 / static_cast<std::ptrdiff_t>(size + (size == 0)) : 32) * in_row;
+      const bool packed = size == t.count && out_row == in_row;
+      const bool distinct = static_cast<const void*>(t.in) != static_cast<const void*>(t.out);
+      // A whole vector from row k reaches 8 - count elements into the rows after it: the
+      // last ceil((8 - count) / count) = 7 / count rows are masked.
+      if (packed && distinct && t.rows * t.count >= 8) whole_rows = t.rows - 7 / t.count;
+    }
+    /// Bit i: lane i holds an element of the row.
+    std::uint32_t mask(std::size_t count) const noexcept {
+      const std::uint32_t low = (1u << count) - 1;
+      return high ? low << (8 - count) : low;
+    }
+    void next() noexcept {
+      prefetch(in + ahead);
+      in += in_row;
+      out += out_row;
+    }
+  };
+
+  TALLY_TARGET_AVX512 static void avx512(const row_tile<float, float>& t, const double* starts, double* ends) {
+    walk w(t);
+    const auto mask = static_cast<__mmask8>(w.mask(t.count));
+    const std::ptrdiff_t base = w.in - t.in;
+    const __m512d identity = _mm512_set1_pd(lanes::identity);
+    __m512d run = starts ? _mm512_mask_loadu_pd(identity, mask, starts + base) : identity;
+    std::size_t k = 0;
+    for (; k < w.whole_rows; ++k, w.next()) {
+      run = _mm512_mask_mov_pd(identity, mask, lanes::apply(run, _mm512_cvtps_pd(step::read(_mm256_loadu_ps(w.in)))));
+      _mm256_storeu_ps(w.out, _mm512_cvtpd_ps(run));
+    }
+    for (; k < t.rows; ++k, w.next()) {
+      run = lanes::apply(run, _mm512_cvtps_pd(step::read(_mm256_maskz_loadu_ps(mask, w.in))));
+      _mm256_mask_storeu_ps(w.out, mask, _mm512_cvtpd_ps(run));
+    }
+    if (ends) _mm512_mask_storeu_pd(ends + base, mask, run);
+  }
+
+  TALLY_TARGET_AVX2 static void avx2(const row_tile<float, float>& t, const double* starts, double* ends) {
+    walk w(t);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), count = _mm256_set1_epi32(static_cast<int>(t.count));
+    const __m256i mask = w.high ? _mm256_cmpgt_epi32(_mm256_add_epi32(lane, count), _mm256_set1_epi32(7))
+                                : _mm256_cmpgt_epi32(count, lane);  // as walk::mask
+    const __m256i low_mask = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(mask));
+    const __m256i high_mask = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(mask, 1));
+    const std::ptrdiff_t base = w.in - t.in;
+    const __m256d identity = _mm256_set1_pd(lanes::identity);
+    __m256d low = identity, high = identity;
+    if (starts) {
+      low = _mm256_blendv_pd(identity, _mm256_maskload_pd(starts + base, low_mask), _mm256_castsi256_pd(low_mask));
+      high = _mm256_blendv_pd(identity, _mm256_maskload_pd(starts + base + 4, high_mask), _mm256_castsi256_pd(high_mask));
+    }
+    std::size_t k = 0;
+    for (; k < w.whole_rows; ++k, w.next())
+      _mm256_storeu_ps(w.out, row_avx2(_mm256_loadu_ps(w.in), low, high, low_mask, high_mask));
+    for (; k < t.rows; ++k, w.next())
+      _mm256_maskstore_ps(w.out, mask, row_avx2(_mm256_maskload_ps(w.in, mask), low, high, low_mask, high_mask));
+    if (ends) {
+      _mm256_maskstore_pd(ends + base, low_mask, low);
+      _mm256_maskstore_pd(ends + base + 4, high_mask, high);
+    }
+  }
+  /// A row into the running values (the lanes outside the masks stay the identity).
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256 row_avx2(__m256 x, __m256d& low, __m256d& high,
+                                                              __m256i low_mask, __m256i high_mask) {
+    const __m256d identity = _mm256_set1_pd(lanes::identity);
+    __m256d x_low, x_high;
+    widen8(step::read(x), x_low, x_high);
+    low = _mm256_blendv_pd(identity, lanes::apply(low, x_low), _mm256_castsi256_pd(low_mask));
+    high = _mm256_blendv_pd(identity, lanes::apply(high, x_high), _mm256_castsi256_pd(high_mask));
+    return narrow8(low, high);
+  }
+};
+
 /// Four float64 lines a step (AVX2 + FMA), each a compensated pair: TwoSum as
 /// add_compensated, or the FMA's exact error as multiply_compensated; rounded as
 /// double_double::value (high + low where high is finite and low is not zero).
@@ -739,8 +847,15 @@ struct vector_rows<exact_op<Base, float, SkipNaN>> {
   /// (`ends`, if not null).
   static bool scan(const row_tile<float, float>& t, const double* starts, double* ends) noexcept {
     constexpr bool sum = std::is_same_v<Base, sum_op>;
-    return !t.resets && !t.index && t.count <= max_lines &&
-           scan_lane_rows<exact_lanes8<sum, float, SkipNaN>, exact_lanes16<sum, float, SkipNaN>>(t, starts, ends);
+    if (t.resets || t.index || t.count > max_lines) return false;
+    if (t.count <= exact_narrow_rows<sum, SkipNaN>::max_lines) {
+      switch (active_target()) {
+        case simd_variant::avx512: exact_narrow_rows<sum, SkipNaN>::avx512(t, starts, ends); return true;
+        case simd_variant::avx2: exact_narrow_rows<sum, SkipNaN>::avx2(t, starts, ends); return true;
+        default: return false;
+      }
+    }
+    return scan_lane_rows<exact_lanes8<sum, float, SkipNaN>, exact_lanes16<sum, float, SkipNaN>>(t, starts, ends);
   }
 };
 
