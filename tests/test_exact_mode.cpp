@@ -309,6 +309,7 @@ TEST_CASE("exact mode: chunked scans equal one call bitwise, carries and all") {
         check_chunks<float>(rng, 2 * block + 5, 40, 0, block, product, decreasing, exclusive);
         check_chunks<float>(rng, 300, 200, 0, 7, product, decreasing, exclusive);  // rows: any chunk length
         check_chunks<float>(rng, 3000, 5, 0, 700, product, decreasing, exclusive);  // narrow columns
+        check_chunks<double>(rng, 3000, 3, 0, 700, product, decreasing, exclusive);
         check_chunks<double>(rng, 3, 5000, 1, 777, product, decreasing, exclusive);
         check_chunks<double>(rng, 1000, 40, 0, 13, product, decreasing, exclusive);
         // Transposed inputs: the gathered tiles, chunks resuming across their buffers.
@@ -445,56 +446,94 @@ TEST_CASE("exact mode: many short lines in one call give the bits of one line at
     }
 }
 
-TEST_CASE("exact mode: narrow columns down an outer axis keep each column's sequential fold") {
-  // [rows, w] along axis 0 for w = 2 to 9 (the rows of at most 8 elements take a form of
-  // their own, a row per masked step; w = 1 is a contiguous line, which takes the line
-  // form and its grouping), on general inputs: each column must be the float32
-  // rounding of its running double, (double) x added into (or multiplied with) it row after
-  // row, as the fold below computes it. Padded rows too; NaNs read as +0 / 1 by
-  // nancumsum / nancumprod; both directions; exclusive; in place.
-  rng_t rng(0x5eed08);
+/// The exact mode's fold of one line, element after element, as docs/accuracy.md defines
+/// it: float32 into a running double; float64 into a compensated pair (TwoSum, or the
+/// FMA's exact error), rounded as double_double::value. Starts from the first element.
+template <class T>
+struct sequential_fold;
+template <>
+struct sequential_fold<float> {
+  bool product;
+  double running;
+  sequential_fold(bool p, float first) : product(p), running(first) {}
+  void add(float x) { running = product ? running * x : running + x; }
+  float value() const { return static_cast<float>(running); }
+};
+template <>
+struct sequential_fold<double> {
+  bool product;
+  double high, low = -0.0;
+  sequential_fold(bool p, double first) : product(p), high(first) {}
+  void add(double x) {
+    if (product) {
+      const double p = high * x;
+      low = std::fma(low, x, std::fma(high, x, -p));
+      high = p;
+    } else {
+      const double s = high + x, part = s - high;
+      low = low + ((high - (s - part)) + (x - part));
+      high = s;
+    }
+  }
+  double value() const { return std::isfinite(high) && low != 0 ? high + low : high; }
+};
+
+template <class T>
+void check_narrow_columns(rng_t& rng, std::size_t w, int variant) {
   const std::size_t rows = 3000;  // 12 KiB and more: past the small path
+  const bool product = variant % 2 == 1, decreasing = variant % 4 >= 2, padded = variant % 8 >= 4,
+             exclusive = variant % 16 >= 8, in_place = variant % 32 >= 16 && !exclusive, skip_nan = variant >= 32;
+  INFO((skip_nan ? "nan" : "") << (product ? "cumprod " : "cumsum ") << (sizeof(T) == 4 ? "float32" : "float64")
+                               << " [" << rows << ", " << w << "] axis 0" << (decreasing ? " decreasing" : "")
+                               << (padded ? " padded" : "") << (exclusive ? " exclusive" : "")
+                               << (in_place ? " in place" : ""));
+  const std::size_t row = padded ? w + 3 : w;
+  std::vector<T> in(rows * row), out(in.size()), expected(in.size());
+  for (T& x : in) {
+    const double u = tally_test::unit(rng);
+    x = product ? static_cast<T>(1 + (u - 0.5) / 16) : u < 0.3 ? (u < 0.15 ? T(0x1p40) : T(-0x1p40)) : static_cast<T>(u - 0.6);
+    if (skip_nan && tally_test::unit(rng) < 0.1) x = std::numeric_limits<T>::quiet_NaN();
+  }
+  const T empty = product ? T(1) : T(0);
+  for (std::size_t j = 0; j < w; ++j) {
+    const auto at = [&](std::size_t t) { return (decreasing ? rows - 1 - t : t) * row + j; };
+    const auto read = [&](std::size_t k) { return skip_nan && std::isnan(in[k]) ? empty : in[k]; };
+    sequential_fold<T> fold(product, read(at(0)));
+    expected[at(0)] = exclusive ? empty : fold.value();
+    for (std::size_t t = 1; t < rows; ++t) {
+      const T before = fold.value();
+      fold.add(read(at(t)));
+      expected[at(t)] = exclusive ? before : fold.value();
+    }
+  }
+  if (in_place) out = in;
+  const auto row_stride = static_cast<std::ptrdiff_t>(row);
+  const tensor_view<const T> from(in_place ? out.data() : in.data(), {rows, w}, {row_stride, 1});
+  const tensor_view<T> to(out.data(), {rows, w}, {row_stride, 1});
+  const scan_options o(decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing, exclusive);
+  if (skip_nan)
+    product ? tally::nancumprod(from, to, 0, o) : tally::nancumsum(from, to, 0, o);
+  else
+    product ? tally::cumprod(from, to, 0, o) : tally::cumsum(from, to, 0, o);
+  for (std::size_t k = 0; k < in.size(); ++k)
+    if (k % row < w && std::memcmp(&out[k], &expected[k], sizeof(T)) != 0) {
+      INFO("row " << k / row << " column " << k % row << ": " << out[k] << " expected " << expected[k]);
+      CHECK(std::memcmp(&out[k], &expected[k], sizeof(T)) == 0);
+      break;
+    }
+}
+
+TEST_CASE("exact mode: narrow columns down an outer axis keep each column's sequential fold") {
+  // [rows, w] along axis 0 for w = 2 to 9 (the rows of at most 8 elements take forms of
+  // their own, a row per vector; w = 1 is a contiguous line, which takes the line form and
+  // its grouping), on general inputs (cancelling +-2^40): each column must be its
+  // sequential fold, bitwise. Padded rows too; NaNs read as +0 / 1 by nancumsum /
+  // nancumprod; both directions; exclusive; in place.
+  rng_t rng(0x5eed08);
   for (std::size_t w = 2; w <= 9; ++w)
     for (int variant = 0; variant < 64; ++variant) {
-      const bool product = variant % 2 == 1, decreasing = variant % 4 >= 2, padded = variant % 8 >= 4,
-                 exclusive = variant % 16 >= 8, in_place = variant % 32 >= 16 && !exclusive, skip_nan = variant >= 32;
-      INFO((skip_nan ? "nan" : "") << (product ? "cumprod" : "cumsum") << " [" << rows << ", " << w << "] axis 0"
-                                   << (decreasing ? " decreasing" : "") << (padded ? " padded" : "")
-                                   << (exclusive ? " exclusive" : "") << (in_place ? " in place" : ""));
-      const std::size_t row = padded ? w + 3 : w;
-      std::vector<float> in(rows * row), out(in.size()), expected(in.size());
-      for (float& x : in) {
-        const double u = tally_test::unit(rng);
-        x = product ? static_cast<float>(1 + (u - 0.5) / 16)
-                    : u < 0.3 ? (u < 0.15 ? 0x1p40f : -0x1p40f) : static_cast<float>(u - 0.6);
-        if (skip_nan && tally_test::unit(rng) < 0.1) x = std::numeric_limits<float>::quiet_NaN();
-      }
-      for (std::size_t j = 0; j < w; ++j) {
-        double running = product ? 1.0 : -0.0;
-        for (std::size_t t = 0; t < rows; ++t) {
-          const std::size_t k = (decreasing ? rows - 1 - t : t) * row + j;
-          const float x = skip_nan && std::isnan(in[k]) ? (product ? 1.0f : 0.0f) : in[k];
-          const double before = t == 0 ? (product ? 1.0 : 0.0) : running;
-          running = product ? running * x : running + x;
-          expected[k] = static_cast<float>(exclusive ? before : running);
-        }
-      }
-      if (in_place) out = in;
-      const auto row_stride = static_cast<std::ptrdiff_t>(row);
-      const tensor_view<const float> from(in_place ? out.data() : in.data(), {rows, w}, {row_stride, 1});
-      const tensor_view<float> to(out.data(), {rows, w}, {row_stride, 1});
-      const scan_options o(decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing,
-                           exclusive);
-      if (skip_nan)
-        product ? tally::nancumprod(from, to, 0, o) : tally::nancumsum(from, to, 0, o);
-      else
-        product ? tally::cumprod(from, to, 0, o) : tally::cumsum(from, to, 0, o);
-      for (std::size_t k = 0; k < in.size(); ++k)
-        if (k % row < w && std::memcmp(&out[k], &expected[k], sizeof(float)) != 0) {
-          INFO("row " << k / row << " column " << k % row << ": " << out[k] << " expected " << expected[k]);
-          CHECK(std::memcmp(&out[k], &expected[k], sizeof(float)) == 0);
-          break;
-        }
+      check_narrow_columns<float>(rng, w, variant);
+      check_narrow_columns<double>(rng, w, variant);
     }
 }
 

@@ -573,64 +573,69 @@ struct exact_lanes16 {
   }
 };
 
-/// Tiles of at most 8 float32 lines (narrow columns, as the x, y, z of points down axis 0):
-/// a row is shorter than one step of exact_lanes8 / exact_lanes16, which would leave every
-/// element to lane_rows' scalar loop. Here a row is one 8-lane load, widened, combined
-/// into the lines' running doubles kept in registers, narrowed and stored: each line's
-/// fold is the scalar loop's, so its bits. `starts` / `ends`: as lane_rows.
+/// The walk of a tile of narrow rows (count lines, at most Lanes), a row per vector of
+/// Lanes elements of E: the forms for narrow columns below, where a row is shorter than
+/// one step of the lanes forms (which would leave every element to lane_rows' scalar
+/// loop). The running values stay in registers, so each line's fold is the scalar loop's.
 ///
 /// A row sits in the low lanes, or in the high ones when the rows go down in memory, so
 /// that the lanes past it are always the rows after it in scan order. Where the rows are
 /// packed and the output is not the input, those lanes are loaded and stored whole (a
 /// store's extra lanes land on rows still to be written); elsewhere, and for the rows
 /// near the tile's end, loads and stores are masked to the row. Whole ones are faster:
-/// [4M, 4] along axis 0, 8.7 ms masked, 5.7 ms whole (memcpy 4.3).
+/// exact float32 [4M, 4] along axis 0, 8.7 ms masked, 5.7 ms whole (memcpy 4.3).
+template <class E, std::size_t Lanes>
+struct narrow_row_walk {
+  static constexpr std::size_t lanes = Lanes;
+  const E* in;  // row k's vector (the row's first element, or Lanes - count before it)
+  E* out;
+  std::ptrdiff_t in_row, out_row, ahead, base;
+  std::size_t whole_rows = 0;  // the rows before this go by whole vectors
+  bool high;                   // the row in lanes [Lanes - count, Lanes)
+
+  template <class Tile>
+  explicit narrow_row_walk(const Tile& t) noexcept
+      : in_row(t.in_row), out_row(t.out_row), base(t.in_row < 0 ? static_cast<std::ptrdiff_t>(t.count) - static_cast<std::ptrdiff_t>(Lanes) : 0),
+        high(t.in_row < 0) {
+    in = t.in + base;
+    out = t.out + base;
+    // Elements ahead that a row prefetches its input: about 2 KiB on when the rows are
+    // packed, else 32 rows on. (Masked loads do not train the hardware prefetchers:
+    // without it, masked float32 rows of 4 took 3.7 ns a row from memory, 2.1 with it.)
+    const std::size_t size = static_cast<std::size_t>(in_row < 0 ? -in_row : in_row);
+    const std::size_t line = 64 / sizeof(E);
+    ahead = static_cast<std::ptrdiff_t>(size <= line ? 2048 / sizeof(E) / (size + (size == 0)) : 32) * in_row;
+    const bool packed = size == t.count && out_row == in_row;
+    const bool distinct = static_cast<const void*>(t.in) != static_cast<const void*>(t.out);
+    // A whole vector from row k reaches Lanes - count elements into the rows after it:
+    // the last ceil((Lanes - count) / count) = (Lanes - 1) / count rows are masked.
+    if (packed && distinct && t.rows * t.count >= Lanes) whole_rows = t.rows - (Lanes - 1) / t.count;
+  }
+  /// Bit i: lane i holds an element of the row.
+  std::uint32_t mask(std::size_t count) const noexcept {
+    const std::uint32_t low = (1u << count) - 1;
+    return high ? low << (Lanes - count) : low;
+  }
+  void next() noexcept {
+    prefetch(in + ahead);
+    in += in_row;
+    out += out_row;
+  }
+};
+
+/// Tiles of at most 8 float32 lines (narrow columns, as the x, y, z of points down axis 0),
+/// in the exact mode: a row per 8-lane load, widened, folded into the lines' running
+/// doubles, narrowed and stored. `starts` / `ends`: as lane_rows.
 template <bool Sum, bool SkipNaN>
 struct exact_narrow_rows {
   using lanes = double_lanes<Sum>;
   using step = exact_line_step<Sum, false, SkipNaN>;
   static constexpr std::size_t max_lines = 8;
 
-  /// The tile's walk: where row 0's 8 lanes start, and how many rows go by whole vectors.
-  struct walk {
-    const float* in;
-    float* out;
-    std::ptrdiff_t in_row, out_row, ahead;
-    std::size_t whole_rows;
-    bool high;  // the row in lanes [8 - count, 8)
-
-    explicit walk(const row_tile<float, float>& t) noexcept
-        : in_row(t.in_row), out_row(t.out_row), whole_rows(0), high(t.in_row < 0) {
-      const std::ptrdiff_t base = high ? static_cast<std::ptrdiff_t>(t.count) - 8 : 0;
-      in = t.in + base;
-      out = t.out + base;
-      // Elements ahead that a row prefetches its input: about 2 KiB on when the rows are
-      // packed, else 32 rows on. (Masked loads do not train the hardware prefetchers:
-      // without it, masked rows of 4 took 3.7 ns a row from memory, 2.1 with it.)
-      const std::size_t size = static_cast<std::size_t>(in_row < 0 ? -in_row : in_row);
-      ahead = (size <= 16 ? 512 / static_cast<std::ptrdiff_t>(size + (size == 0)) : 32) * in_row;
-      const bool packed = size == t.count && out_row == in_row;
-      const bool distinct = static_cast<const void*>(t.in) != static_cast<const void*>(t.out);
-      // A whole vector from row k reaches 8 - count elements into the rows after it: the
-      // last ceil((8 - count) / count) = 7 / count rows are masked.
-      if (packed && distinct && t.rows * t.count >= 8) whole_rows = t.rows - 7 / t.count;
-    }
-    /// Bit i: lane i holds an element of the row.
-    std::uint32_t mask(std::size_t count) const noexcept {
-      const std::uint32_t low = (1u << count) - 1;
-      return high ? low << (8 - count) : low;
-    }
-    void next() noexcept {
-      prefetch(in + ahead);
-      in += in_row;
-      out += out_row;
-    }
-  };
-
   TALLY_TARGET_AVX512 static void avx512(const row_tile<float, float>& t, const double* starts, double* ends) {
-    walk w(t);
+    narrow_row_walk<float, 8> w(t);
     const auto mask = static_cast<__mmask8>(w.mask(t.count));
-    const std::ptrdiff_t base = w.in - t.in;
+    const std::ptrdiff_t base = w.base;
     const __m512d identity = _mm512_set1_pd(lanes::identity);
     __m512d run = starts ? _mm512_mask_loadu_pd(identity, mask, starts + base) : identity;
     std::size_t k = 0;
@@ -646,13 +651,13 @@ struct exact_narrow_rows {
   }
 
   TALLY_TARGET_AVX2 static void avx2(const row_tile<float, float>& t, const double* starts, double* ends) {
-    walk w(t);
+    narrow_row_walk<float, 8> w(t);
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), count = _mm256_set1_epi32(static_cast<int>(t.count));
     const __m256i mask = w.high ? _mm256_cmpgt_epi32(_mm256_add_epi32(lane, count), _mm256_set1_epi32(7))
-                                : _mm256_cmpgt_epi32(count, lane);  // as walk::mask
+                                : _mm256_cmpgt_epi32(count, lane);  // as narrow_row_walk::mask
     const __m256i low_mask = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(mask));
     const __m256i high_mask = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(mask, 1));
-    const std::ptrdiff_t base = w.in - t.in;
+    const std::ptrdiff_t base = w.base;
     const __m256d identity = _mm256_set1_pd(lanes::identity);
     __m256d low = identity, high = identity;
     if (starts) {
@@ -681,9 +686,55 @@ struct exact_narrow_rows {
   }
 };
 
-/// Four float64 lines a step (AVX2 + FMA), each a compensated pair: TwoSum as
-/// add_compensated, or the FMA's exact error as multiply_compensated; rounded as
+/// The compensated fold of float64 lanes (AVX2 + FMA, or AVX-512): x (a NaN read as the
+/// empty value when skipping NaNs) into the pairs (high, low), TwoSum as add_compensated
+/// or the FMA's exact error as multiply_compensated; returns the lanes rounded as
 /// double_double::value (high + low where high is finite and low is not zero).
+template <bool Sum, bool SkipNaN>
+struct compensated_fold {
+  static constexpr double empty = Sum ? 0.0 : 1.0;
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256d read(__m256d x) {
+    return SkipNaN ? _mm256_blendv_pd(x, _mm256_set1_pd(empty), _mm256_cmp_pd(x, x, _CMP_UNORD_Q)) : x;
+  }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512d read(__m512d x) {
+    return SkipNaN ? _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), x, _mm512_set1_pd(empty)) : x;
+  }
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256d apply(__m256d x, __m256d& high, __m256d& low) {
+    x = read(x);
+    const __m256d h = high;
+    if constexpr (Sum) {
+      high = _mm256_add_pd(h, x);
+      const __m256d x_part = _mm256_sub_pd(high, h);
+      low = _mm256_add_pd(low, _mm256_add_pd(_mm256_sub_pd(h, _mm256_sub_pd(high, x_part)), _mm256_sub_pd(x, x_part)));
+    } else {
+      high = _mm256_mul_pd(h, x);
+      low = _mm256_fmadd_pd(low, x, _mm256_fmsub_pd(h, x, high));
+    }
+    const __m256d magnitude = _mm256_andnot_pd(_mm256_set1_pd(-0.0), high);
+    const __m256d adds =
+        _mm256_and_pd(_mm256_cmp_pd(magnitude, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ),
+                      _mm256_cmp_pd(low, _mm256_setzero_pd(), _CMP_NEQ_UQ));
+    return _mm256_blendv_pd(high, _mm256_add_pd(high, low), adds);
+  }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512d apply(__m512d x, __m512d& high, __m512d& low) {
+    x = read(x);
+    const __m512d h = high;
+    if constexpr (Sum) {
+      high = _mm512_add_pd(h, x);
+      const __m512d x_part = _mm512_sub_pd(high, h);
+      low = _mm512_add_pd(low, _mm512_add_pd(_mm512_sub_pd(h, _mm512_sub_pd(high, x_part)), _mm512_sub_pd(x, x_part)));
+    } else {
+      high = _mm512_mul_pd(h, x);
+      low = _mm512_fmadd_pd(low, x, _mm512_fmsub_pd(h, x, high));
+    }
+    const __mmask8 adds =
+        _mm512_cmp_pd_mask(_mm512_abs_pd(high), _mm512_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ) &
+        _mm512_cmp_pd_mask(low, _mm512_setzero_pd(), _CMP_NEQ_UQ);
+    return _mm512_mask_add_pd(high, adds, high, low);
+  }
+};
+
+/// Four float64 lines a step (AVX2 + FMA), each a compensated pair (compensated_fold).
 template <bool Sum, bool SkipNaN = false>
 struct compensated_lanes4 {
   using in_type = double;
@@ -692,25 +743,10 @@ struct compensated_lanes4 {
   static constexpr std::size_t width = 4, align = 32;
   TALLY_TARGET_AVX2 static void step(typename running_values::lanes_type r, std::size_t j, const double* in, double* out,
                                      const std::uint8_t*, bool stream) {
-    __m256d x = _mm256_loadu_pd(in);
-    if constexpr (SkipNaN) x = _mm256_blendv_pd(x, _mm256_set1_pd(Sum ? 0.0 : 1.0), _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
-    const __m256d h = _mm256_loadu_pd(r.high + j), l = _mm256_loadu_pd(r.low + j);
-    __m256d sum, error;
-    if constexpr (Sum) {
-      sum = _mm256_add_pd(h, x);
-      const __m256d x_part = _mm256_sub_pd(sum, h);
-      error = _mm256_add_pd(l, _mm256_add_pd(_mm256_sub_pd(h, _mm256_sub_pd(sum, x_part)), _mm256_sub_pd(x, x_part)));
-    } else {
-      sum = _mm256_mul_pd(h, x);
-      error = _mm256_fmadd_pd(l, x, _mm256_fmsub_pd(h, x, sum));
-    }
-    _mm256_storeu_pd(r.high + j, sum);
-    _mm256_storeu_pd(r.low + j, error);
-    const __m256d magnitude = _mm256_andnot_pd(_mm256_set1_pd(-0.0), sum);
-    const __m256d adds =
-        _mm256_and_pd(_mm256_cmp_pd(magnitude, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ),
-                      _mm256_cmp_pd(error, _mm256_setzero_pd(), _CMP_NEQ_UQ));
-    const __m256d y = _mm256_blendv_pd(sum, _mm256_add_pd(sum, error), adds);
+    __m256d h = _mm256_loadu_pd(r.high + j), l = _mm256_loadu_pd(r.low + j);
+    const __m256d y = compensated_fold<Sum, SkipNaN>::apply(_mm256_loadu_pd(in), h, l);
+    _mm256_storeu_pd(r.high + j, h);
+    _mm256_storeu_pd(r.low + j, l);
     stream ? _mm256_stream_pd(out, y) : _mm256_storeu_pd(out, y);
   }
 };
@@ -724,26 +760,85 @@ struct compensated_lanes8 {
   static constexpr std::size_t width = 8, align = 64;
   TALLY_TARGET_AVX512 static void step(typename running_values::lanes_type r, std::size_t j, const double* in, double* out,
                                      const std::uint8_t*, bool stream) {
-    __m512d x = _mm512_loadu_pd(in);
-    if constexpr (SkipNaN)
-      x = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), x, _mm512_set1_pd(Sum ? 0.0 : 1.0));
-    const __m512d h = _mm512_loadu_pd(r.high + j), l = _mm512_loadu_pd(r.low + j);
-    __m512d sum, error;
-    if constexpr (Sum) {
-      sum = _mm512_add_pd(h, x);
-      const __m512d x_part = _mm512_sub_pd(sum, h);
-      error = _mm512_add_pd(l, _mm512_add_pd(_mm512_sub_pd(h, _mm512_sub_pd(sum, x_part)), _mm512_sub_pd(x, x_part)));
-    } else {
-      sum = _mm512_mul_pd(h, x);
-      error = _mm512_fmadd_pd(l, x, _mm512_fmsub_pd(h, x, sum));
-    }
-    _mm512_storeu_pd(r.high + j, sum);
-    _mm512_storeu_pd(r.low + j, error);
-    const __mmask8 adds =
-        _mm512_cmp_pd_mask(_mm512_abs_pd(sum), _mm512_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ) &
-        _mm512_cmp_pd_mask(error, _mm512_setzero_pd(), _CMP_NEQ_UQ);
-    const __m512d y = _mm512_mask_add_pd(sum, adds, sum, error);
+    __m512d h = _mm512_loadu_pd(r.high + j), l = _mm512_loadu_pd(r.low + j);
+    const __m512d y = compensated_fold<Sum, SkipNaN>::apply(_mm512_loadu_pd(in), h, l);
+    _mm512_storeu_pd(r.high + j, h);
+    _mm512_storeu_pd(r.low + j, l);
     stream ? _mm512_stream_pd(out, y) : _mm512_storeu_pd(out, y);
+  }
+};
+
+/// Tiles of at most 8 float64 lines (4 with AVX2), in the exact mode: a row per vector
+/// (narrow_row_walk), the compensated pairs in registers. Without starts the first row
+/// begins each pair as compensated_running::start does: (x, -0.0). `starts` / `ends`: as
+/// lane_rows. The lanes outside the row hold (empty, -0.0): no NaN, no subnormal.
+template <bool Sum, bool SkipNaN>
+struct compensated_narrow_rows {
+  using fold = compensated_fold<Sum, SkipNaN>;
+  static std::size_t max_lines(simd_variant target) noexcept { return target == simd_variant::avx512 ? 8 : 4; }
+
+  TALLY_TARGET_AVX512 static void avx512(const row_tile<double, double>& t, const compensated* starts,
+                                         compensated* ends) {
+    narrow_row_walk<double, 8> w(t);
+    const auto mask = static_cast<__mmask8>(w.mask(t.count));
+    const __m512d empty = _mm512_set1_pd(fold::empty);
+    alignas(64) double high_lanes[8], low_lanes[8];
+    load_starts(w, t.count, starts, high_lanes, low_lanes);
+    __m512d high = _mm512_load_pd(high_lanes), low = _mm512_load_pd(low_lanes);
+    std::size_t k = 0;
+    if (!starts && t.rows > 0) {
+      high = fold::read(_mm512_mask_loadu_pd(empty, mask, w.in));
+      _mm512_mask_storeu_pd(w.out, mask, high);
+      ++k, w.next();
+    }
+    for (; k < w.whole_rows; ++k, w.next())
+      _mm512_storeu_pd(w.out, fold::apply(_mm512_mask_mov_pd(empty, mask, _mm512_loadu_pd(w.in)), high, low));
+    for (; k < t.rows; ++k, w.next())
+      _mm512_mask_storeu_pd(w.out, mask, fold::apply(_mm512_mask_loadu_pd(empty, mask, w.in), high, low));
+    _mm512_store_pd(high_lanes, high);
+    _mm512_store_pd(low_lanes, low);
+    store_ends(w, t.count, high_lanes, low_lanes, ends);
+  }
+
+  TALLY_TARGET_AVX2 static void avx2(const row_tile<double, double>& t, const compensated* starts, compensated* ends) {
+    narrow_row_walk<double, 4> w(t);
+    const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3), count = _mm256_set1_epi64x(static_cast<long long>(t.count));
+    const __m256i mask = w.high ? _mm256_cmpgt_epi64(_mm256_add_epi64(lane, count), _mm256_set1_epi64x(3))
+                                : _mm256_cmpgt_epi64(count, lane);  // as narrow_row_walk::mask
+    const __m256d empty = _mm256_set1_pd(fold::empty), row_lanes = _mm256_castsi256_pd(mask);
+    alignas(32) double high_lanes[4], low_lanes[4];
+    load_starts(w, t.count, starts, high_lanes, low_lanes);
+    __m256d high = _mm256_load_pd(high_lanes), low = _mm256_load_pd(low_lanes);
+    std::size_t k = 0;
+    if (!starts && t.rows > 0) {
+      high = fold::read(_mm256_blendv_pd(empty, _mm256_maskload_pd(w.in, mask), row_lanes));
+      _mm256_maskstore_pd(w.out, mask, high);
+      ++k, w.next();
+    }
+    for (; k < w.whole_rows; ++k, w.next())
+      _mm256_storeu_pd(w.out, fold::apply(_mm256_blendv_pd(empty, _mm256_loadu_pd(w.in), row_lanes), high, low));
+    for (; k < t.rows; ++k, w.next())
+      _mm256_maskstore_pd(w.out, mask,
+                          fold::apply(_mm256_blendv_pd(empty, _mm256_maskload_pd(w.in, mask), row_lanes), high, low));
+    _mm256_store_pd(high_lanes, high);
+    _mm256_store_pd(low_lanes, low);
+    store_ends(w, t.count, high_lanes, low_lanes, ends);
+  }
+
+  /// The pairs' lanes: line j in lane j - w.base; from `starts`, else (empty, -0.0).
+  template <class Walk>
+  static void load_starts(const Walk& w, std::size_t count, const compensated* starts, double* high,
+                          double* low) noexcept {
+    for (std::size_t i = 0; i < Walk::lanes; ++i) high[i] = fold::empty, low[i] = -0.0;
+    for (std::size_t j = 0; starts && j < count; ++j) {
+      high[j - w.base] = starts[j].high;
+      low[j - w.base] = starts[j].low;
+    }
+  }
+  template <class Walk>
+  static void store_ends(const Walk& w, std::size_t count, const double* high, const double* low,
+                         compensated* ends) noexcept {
+    for (std::size_t j = 0; ends && j < count; ++j) ends[j] = {high[j - w.base], low[j - w.base]};
   }
 };
 
@@ -881,8 +976,14 @@ struct vector_rows<exact_op<Base, double, SkipNaN>> {
   /// See vector_rows<exact_op<Base, float>>.
   static bool scan(const row_tile<double, double>& t, const compensated* starts, compensated* ends) noexcept {
     constexpr bool sum = std::is_same_v<Base, sum_op>;
-    return !t.resets && !t.index && t.count <= max_lines &&
-           scan_lane_rows<compensated_lanes4<sum, SkipNaN>, compensated_lanes8<sum, SkipNaN>>(t, starts, ends);
+    if (t.resets || t.index || t.count > max_lines) return false;
+    using narrow = compensated_narrow_rows<sum, SkipNaN>;
+    const simd_variant target = active_target();
+    if (target != simd_variant::scalar && t.count <= narrow::max_lines(target)) {
+      target == simd_variant::avx512 ? narrow::avx512(t, starts, ends) : narrow::avx2(t, starts, ends);
+      return true;
+    }
+    return scan_lane_rows<compensated_lanes4<sum, SkipNaN>, compensated_lanes8<sum, SkipNaN>>(t, starts, ends);
   }
 };
 #endif
