@@ -309,6 +309,7 @@ TEST_CASE("exact mode: chunked scans equal one call bitwise, carries and all") {
         check_chunks<float>(rng, 2 * block + 5, 40, 0, block, product, decreasing, exclusive);
         check_chunks<float>(rng, 300, 200, 0, 7, product, decreasing, exclusive);  // rows: any chunk length
         check_chunks<float>(rng, 3000, 5, 0, 700, product, decreasing, exclusive);  // narrow columns
+        check_chunks<float>(rng, 3000, 13, 0, 700, product, decreasing, exclusive);
         check_chunks<double>(rng, 3000, 3, 0, 700, product, decreasing, exclusive);
         check_chunks<double>(rng, 3, 5000, 1, 777, product, decreasing, exclusive);
         check_chunks<double>(rng, 1000, 40, 0, 13, product, decreasing, exclusive);
@@ -524,13 +525,14 @@ void check_narrow_columns(rng_t& rng, std::size_t w, int variant) {
 }
 
 TEST_CASE("exact mode: narrow columns down an outer axis keep each column's sequential fold") {
-  // [rows, w] along axis 0 for w = 2 to 9 (the rows of at most 8 elements take forms of
-  // their own, a row per vector; w = 1 is a contiguous line, which takes the line form and
+  // [rows, w] along axis 0 for w = 2 to 17 (the rows of at most 8 elements, or 16 float32
+  // ones with AVX-512, take forms of their own, a row per vector; w = 1 is a contiguous
+  // line, which takes the line form and
   // its grouping), on general inputs (cancelling +-2^40): each column must be its
   // sequential fold, bitwise. Padded rows too; NaNs read as +0 / 1 by nancumsum /
   // nancumprod; both directions; exclusive; in place.
   rng_t rng(0x5eed08);
-  for (std::size_t w = 2; w <= 9; ++w)
+  for (std::size_t w = 2; w <= 17; ++w)
     for (int variant = 0; variant < 64; ++variant) {
       check_narrow_columns<float>(rng, w, variant);
       check_narrow_columns<double>(rng, w, variant);

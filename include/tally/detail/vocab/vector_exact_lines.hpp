@@ -623,14 +623,14 @@ struct narrow_row_walk {
   }
 };
 
-/// Tiles of at most 8 float32 lines (narrow columns, as the x, y, z of points down axis 0),
-/// in the exact mode: a row per 8-lane load, widened, folded into the lines' running
-/// doubles, narrowed and stored. `starts` / `ends`: as lane_rows.
+/// Tiles of at most 8 float32 lines (narrow columns, as the x, y, z of points down axis 0;
+/// 16 with AVX-512), in the exact mode: a row per 8-lane (16-lane) load, widened, folded
+/// into the lines' running doubles, narrowed and stored. `starts` / `ends`: as lane_rows.
 template <bool Sum, bool SkipNaN>
 struct exact_narrow_rows {
   using lanes = double_lanes<Sum>;
   using step = exact_line_step<Sum, false, SkipNaN>;
-  static constexpr std::size_t max_lines = 8;
+  static std::size_t max_lines(simd_variant target) noexcept { return target == simd_variant::avx512 ? 16 : 8; }
 
   TALLY_TARGET_AVX512 static void avx512(const row_tile<float, float>& t, const double* starts, double* ends) {
     narrow_row_walk<float, 8> w(t);
@@ -648,6 +648,39 @@ struct exact_narrow_rows {
       _mm256_mask_storeu_ps(w.out, mask, _mm512_cvtpd_ps(run));
     }
     if (ends) _mm512_mask_storeu_pd(ends + base, mask, run);
+  }
+
+  /// 9 to 16 lines (AVX-512): a row per 16-lane load, two vectors of running doubles.
+  TALLY_TARGET_AVX512 static void avx512_wide(const row_tile<float, float>& t, const double* starts, double* ends) {
+    narrow_row_walk<float, 16> w(t);
+    const auto mask = static_cast<__mmask16>(w.mask(t.count));
+    const auto mask_low = static_cast<__mmask8>(mask), mask_high = static_cast<__mmask8>(mask >> 8);
+    const std::ptrdiff_t base = w.base;
+    const __m512d identity = _mm512_set1_pd(lanes::identity);
+    __m512d low = identity, high = identity;
+    if (starts) {
+      low = _mm512_mask_loadu_pd(identity, mask_low, starts + base);
+      high = _mm512_mask_loadu_pd(identity, mask_high, starts + base + 8);
+    }
+    std::size_t k = 0;
+    for (; k < w.whole_rows; ++k, w.next()) {
+      __m512d x_low, x_high;
+      widen16(step::read(_mm512_loadu_ps(w.in)), x_low, x_high);
+      low = _mm512_mask_mov_pd(identity, mask_low, lanes::apply(low, x_low));
+      high = _mm512_mask_mov_pd(identity, mask_high, lanes::apply(high, x_high));
+      _mm512_storeu_ps(w.out, narrow16(low, high));
+    }
+    for (; k < t.rows; ++k, w.next()) {
+      __m512d x_low, x_high;
+      widen16(step::read(_mm512_maskz_loadu_ps(mask, w.in)), x_low, x_high);
+      low = lanes::apply(low, x_low);
+      high = lanes::apply(high, x_high);
+      _mm512_mask_storeu_ps(w.out, mask, narrow16(low, high));
+    }
+    if (ends) {
+      _mm512_mask_storeu_pd(ends + base, mask_low, low);
+      _mm512_mask_storeu_pd(ends + base + 8, mask_high, high);
+    }
   }
 
   TALLY_TARGET_AVX2 static void avx2(const row_tile<float, float>& t, const double* starts, double* ends) {
@@ -943,12 +976,14 @@ struct vector_rows<exact_op<Base, float, SkipNaN>> {
   static bool scan(const row_tile<float, float>& t, const double* starts, double* ends) noexcept {
     constexpr bool sum = std::is_same_v<Base, sum_op>;
     if (t.resets || t.index || t.count > max_lines) return false;
-    if (t.count <= exact_narrow_rows<sum, SkipNaN>::max_lines) {
-      switch (active_target()) {
-        case simd_variant::avx512: exact_narrow_rows<sum, SkipNaN>::avx512(t, starts, ends); return true;
-        case simd_variant::avx2: exact_narrow_rows<sum, SkipNaN>::avx2(t, starts, ends); return true;
-        default: return false;
-      }
+    using narrow = exact_narrow_rows<sum, SkipNaN>;
+    const simd_variant target = active_target();
+    if (target != simd_variant::scalar && t.count <= narrow::max_lines(target)) {
+      if (target == simd_variant::avx2)
+        narrow::avx2(t, starts, ends);
+      else
+        t.count <= 8 ? narrow::avx512(t, starts, ends) : narrow::avx512_wide(t, starts, ends);
+      return true;
     }
     return scan_lane_rows<exact_lanes8<sum, float, SkipNaN>, exact_lanes16<sum, float, SkipNaN>>(t, starts, ends);
   }
