@@ -595,7 +595,9 @@ struct narrow_row_walk {
 
   template <class Tile>
   explicit narrow_row_walk(const Tile& t) noexcept
-      : in_row(t.in_row), out_row(t.out_row), base(t.in_row < 0 ? static_cast<std::ptrdiff_t>(t.count) - static_cast<std::ptrdiff_t>(Lanes) : 0),
+      : in_row(t.in_row),
+        out_row(t.out_row),
+        base(t.in_row < 0 ? static_cast<std::ptrdiff_t>(t.count) - static_cast<std::ptrdiff_t>(Lanes) : 0),
         high(t.in_row < 0) {
     in = t.in + base;
     out = t.out + base;
