@@ -334,7 +334,10 @@ TEST_CASE("numerics: the active SIMD variant converts float16 bit for bit like t
   // scalar and SIMD paths must write the same bits for the same float32 running value.
   // The columns kernel of the variant in use converts whole vectors: an exclusive row
   // that continues carries writes its running values (float -> half), and an inclusive
-  // row from -0.0 running values keeps each input's value (half -> float -> half).
+  // row from -0.0 running values keeps each input's value (half -> float -> half). Both
+  // pass their running values as carries: a kernel starting without carries does not read
+  // them, and its identity (-0.0, a constant) lets the compiler drop the first row's add,
+  // which quiets a signalling NaN in the conversion's place (GCC for NEON).
   using tally::detail::sum_op;
   const auto& kernels = tally::detail::select_kernels<sum_op, half>();
   INFO("SIMD variant " << tally::to_string(tally::active_simd_variant()));
@@ -356,7 +359,7 @@ TEST_CASE("numerics: the active SIMD variant converts float16 bit for bit like t
   for (std::uint32_t b = 0; b <= 0xffff; ++b) patterns[b] = half::from_bits(static_cast<std::uint16_t>(b));
   std::vector<float> decoded(patterns.size(), -0.0f);
   written.assign(patterns.size(), half{});
-  kernels.columns(patterns.data(), 0, written.data(), 0, patterns.size(), 1, decoded.data(), false, false, false, nullptr);
+  kernels.columns(patterns.data(), 0, written.data(), 0, patterns.size(), 1, decoded.data(), false, true, false, nullptr);
   std::size_t bad_decode = 0, bad_write = 0;
   for (std::size_t b = 0; b < patterns.size(); ++b) {
     const float value = static_cast<float>(patterns[b]);
