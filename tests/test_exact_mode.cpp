@@ -466,9 +466,12 @@ struct sequential_fold<double> {
   double high, low = -0.0;
   sequential_fold(bool p, double first) : product(p), high(first) {}
   void add(double x) {
+    // (fused_multiply_add: a * b + c rounded once. MinGW-w64's std::fma is not, which
+    // ops/exact_sum.hpp measured; there it is the FMA instruction.)
+    using tally::detail::fused_multiply_add;
     if (product) {
       const double p = high * x;
-      low = std::fma(low, x, std::fma(high, x, -p));
+      low = fused_multiply_add(low, x, fused_multiply_add(high, x, -p));
       high = p;
     } else {
       const double s = high + x, part = s - high;
