@@ -685,6 +685,68 @@ TEST_CASE("row forms (segmented, NaN-skipping, cummax / cummin) down the columns
   check_row_forms<std::int32_t>(1040, 4100, 1, 1);
 }
 
+/// cummax / cummin down `cols` narrow columns (a row per vector: 32 or 64 bytes of lanes),
+/// in the layouts that take its whole-vector and its masked rows: packed, padded rows
+/// (the input's and the output's own padding) and in place, both directions. Values from
+/// a few, with -0.0 / +0.0 ties and NaN for floats: each column is the sequential fold.
+template <class T>
+void check_narrow_extremum_columns(std::size_t rows, std::size_t cols) {
+  const auto is_nan = [](T v) { return v != v; };
+  rng_t rng(97 + cols);
+  const std::size_t in_pitch = cols + 3, out_pitch = cols + 5;
+  std::vector<T> x(rows * in_pitch);
+  for (T& v : x) {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T few[] = {T(-0.0), T(0.0), T(1), T(-2), T(3), std::numeric_limits<T>::quiet_NaN()};
+      v = tally_test::one_in(rng, 60) ? few[5] : few[pick(rng, 5)];
+    } else {
+      v = static_cast<T>(static_cast<int>(pick(rng, 41)) - 20);
+    }
+  }
+  enum layout { packed, padded, in_place };
+  for (const layout l : {packed, padded, in_place})
+    for (const bool max : {true, false})
+      for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing}) {
+        const bool down = direction == tally::axis_direction::decreasing;
+        const std::size_t ip = l == padded ? in_pitch : cols, op = l == padded ? out_pitch : cols;
+        std::vector<T> input(rows * ip), output(rows * op + 1);  // one more: nothing written past the end
+        for (std::size_t i = 0; i < rows; ++i)
+          for (std::size_t j = 0; j < cols; ++j) input[i * ip + j] = x[i * in_pitch + j];
+        std::vector<T> want(output);
+        for (std::size_t j = 0; j < cols; ++j) {
+          T running{};
+          for (std::size_t step = 0; step < rows; ++step) {
+            const std::size_t i = down ? rows - 1 - step : step;
+            const T v = input[i * ip + j];
+            const bool take = step == 0 || (!is_nan(running) && (is_nan(v) || (max ? v >= running : v <= running)));
+            want[i * op + j] = running = take ? v : running;
+          }
+        }
+        if (l == in_place) output.assign(input.begin(), input.end()), output.push_back(T());
+        const T* const source = l == in_place ? output.data() : input.data();
+        const tensor_view<const T> in(source, {rows, cols}, {static_cast<std::ptrdiff_t>(ip), 1});
+        const tensor_view<T> out(output.data(), {rows, cols}, {static_cast<std::ptrdiff_t>(op), 1});
+        const scan_options o(direction, false, 1);
+        max ? tally::cummax<T>(in, out, 0, o) : tally::cummin<T>(in, out, 0, o);
+        INFO(rows << " x " << cols << ", layout " << l << ", max " << max << ", decreasing " << down);
+        CHECK(std::memcmp(output.data(), want.data(), want.size() * sizeof(T)) == 0);
+      }
+}
+
+TEST_CASE("cummax / cummin down narrow columns (a row per vector): packed, padded and in place, the sequential fold") {
+  for (std::size_t cols = 1; cols <= 33; ++cols) {
+    const std::size_t rows = 150 + cols % 4;
+    check_narrow_extremum_columns<float>(rows, cols);
+    check_narrow_extremum_columns<double>(rows, cols);
+    check_narrow_extremum_columns<std::int16_t>(rows, cols);
+    check_narrow_extremum_columns<std::uint16_t>(rows, cols);
+    check_narrow_extremum_columns<std::int32_t>(rows, cols);
+    check_narrow_extremum_columns<std::uint32_t>(rows, cols);
+    check_narrow_extremum_columns<std::int64_t>(rows, cols);
+    check_narrow_extremum_columns<std::uint64_t>(rows, cols);
+  }
+}
+
 TEST_CASE("cummax / cummin with indices along contiguous lines (the line form): the sequential fold's values and indices") {
   rng_t rng(38);
   const std::size_t rows = 24, cols = 1030;

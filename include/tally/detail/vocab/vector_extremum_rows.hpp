@@ -1,9 +1,10 @@
 // cummax / cummin across a tile of neighbouring lines, row by row: each lane is one line,
 // and a row is one vector maximum (minimum) per vector of lines, with a blend that keeps a
 // NaN for floats, so the bits are the scalar combine's. Values only (float, double, every
-// integer type) run on lane_rows.hpp's loop with AVX-512 or AVX2 lanes; float values with
-// indices, an AVX2 loop of their own (also under AVX-512). Written with intrinsics rather than left to the compiler, which vectorizes the
-// engine's generic row loop at -O3 but not at -O2.
+// integer type) run on lane_rows.hpp's loop with AVX-512 or AVX2 lanes, and tiles narrower
+// than a vector a row per vector; float values with indices, an AVX2 loop of their own
+// (also under AVX-512). Written with intrinsics rather than left to the compiler, which
+// vectorizes the engine's generic row loop at -O3 but not at -O2.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <type_traits>
 
 #include "lane_rows.hpp"
+#include "narrow_row_walk.hpp"
 #include "prefetch.hpp"
 #include "vector_lines.hpp"
 
@@ -143,6 +145,109 @@ struct extremum_lanes_avx512 {
   }
 };
 
+/// Tiles of fewer lines than one vector (narrow columns, as the running maximum of the x,
+/// y, z of points down axis 0), which the lanes forms above would leave to lane_rows'
+/// scalar loop: a row per vector (narrow_row_walk), the running values in a register,
+/// combined as the lanes forms combine them. Elements of 2 (AVX-512), 4 and 8 bytes.
+template <class T, bool Max>
+struct extremum_narrow_rows {
+  /// The most lines a tile may have here: a vector's lanes (0: not here; 16-bit: 31, the
+  /// widest row mask narrow_row_walk has).
+  static std::size_t max_lines(simd_variant target) noexcept {
+    if (target == simd_variant::avx512) return sizeof(T) == 2 ? 31 : sizeof(T) >= 4 ? 64 / sizeof(T) : 0;
+    return target == simd_variant::avx2 && sizeof(T) >= 4 ? 32 / sizeof(T) : 0;
+  }
+
+  TALLY_TARGET_AVX512 static void avx512(const row_tile<T, T>& t) {
+    narrow_row_walk<T, 64 / sizeof(T)> w(t);
+    const std::uint32_t mask = w.mask(t.count);
+    __m512i run = load(mask, w.in);
+    store(mask, w.out, run);
+    w.next();
+    std::size_t k = 1;
+    for (; k < w.whole_rows; ++k, w.next()) {
+      run = combine(run, _mm512_loadu_si512(w.in));
+      _mm512_storeu_si512(w.out, run);
+    }
+    for (; k < t.rows; ++k, w.next()) {
+      run = combine(run, load(mask, w.in));
+      store(mask, w.out, run);
+    }
+  }
+
+  TALLY_TARGET_AVX2 static void avx2(const row_tile<T, T>& t) {
+    narrow_row_walk<T, 32 / sizeof(T)> w(t);
+    const std::uint32_t bits = w.mask(t.count);
+    __m256i lane_bit, mask;  // lane i: bit i of `bits`, and whether it is set
+    if constexpr (sizeof(T) == 4) {
+      lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+      mask = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lane_bit), lane_bit);
+    } else {
+      lane_bit = _mm256_setr_epi64x(1, 2, 4, 8);
+      mask = _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(bits), lane_bit), lane_bit);
+    }
+    __m256i run = load(mask, w.in);
+    store(mask, w.out, run);
+    w.next();
+    std::size_t k = 1;
+    for (; k < w.whole_rows; ++k, w.next()) {
+      run = combine(run, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.in)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(w.out), run);
+    }
+    for (; k < t.rows; ++k, w.next()) {
+      run = combine(run, load(mask, w.in));
+      store(mask, w.out, run);
+    }
+  }
+
+ private:
+  // A row's lanes, masked (the others read as zero and are not written).
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512i load(std::uint32_t mask, const T* p) {
+    if constexpr (sizeof(T) == 2) return _mm512_maskz_loadu_epi16(static_cast<__mmask32>(mask), p);
+    else if constexpr (sizeof(T) == 4) return _mm512_maskz_loadu_epi32(static_cast<__mmask16>(mask), p);
+    else return _mm512_maskz_loadu_epi64(static_cast<__mmask8>(mask), p);
+  }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static void store(std::uint32_t mask, T* p, __m512i x) {
+    if constexpr (sizeof(T) == 2) _mm512_mask_storeu_epi16(p, static_cast<__mmask32>(mask), x);
+    else if constexpr (sizeof(T) == 4) _mm512_mask_storeu_epi32(p, static_cast<__mmask16>(mask), x);
+    else _mm512_mask_storeu_epi64(p, static_cast<__mmask8>(mask), x);
+  }
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256i load(__m256i mask, const T* p) {
+    if constexpr (sizeof(T) == 4) return _mm256_maskload_epi32(reinterpret_cast<const int*>(p), mask);
+    else return _mm256_maskload_epi64(reinterpret_cast<const long long*>(p), mask);
+  }
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static void store(__m256i mask, T* p, __m256i x) {
+    if constexpr (sizeof(T) == 4) _mm256_maskstore_epi32(reinterpret_cast<int*>(p), mask, x);
+    else _mm256_maskstore_epi64(reinterpret_cast<long long*>(p), mask, x);
+  }
+  /// The running values (earlier) and a row (later), as extremum_lanes_avx512::step.
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512i combine(__m512i earlier, __m512i later) {
+    if constexpr (std::is_same_v<T, float>) {
+      const __m512 a = _mm512_castsi512_ps(earlier), b = _mm512_castsi512_ps(later);
+      const __m512 pick = Max ? _mm512_max_ps(a, b) : _mm512_min_ps(a, b);
+      return _mm512_castps_si512(_mm512_mask_mov_ps(pick, _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), a));
+    } else if constexpr (std::is_same_v<T, double>) {
+      const __m512d a = _mm512_castsi512_pd(earlier), b = _mm512_castsi512_pd(later);
+      const __m512d pick = Max ? _mm512_max_pd(a, b) : _mm512_min_pd(a, b);
+      return _mm512_castpd_si512(_mm512_mask_mov_pd(pick, _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q), a));
+    } else {
+      return integer_extremum<T, Max>(earlier, later);
+    }
+  }
+  /// The same with AVX2, as extremum_lanes_avx2::step.
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256i combine(__m256i earlier, __m256i later) {
+    if constexpr (std::is_same_v<T, float>) {
+      return _mm256_castps_si256(keep_extremum<Max>(_mm256_castsi256_ps(earlier), _mm256_castsi256_ps(later)));
+    } else if constexpr (std::is_same_v<T, double>) {
+      const __m256d a = _mm256_castsi256_pd(earlier), b = _mm256_castsi256_pd(later);
+      const __m256d pick = Max ? _mm256_max_pd(a, b) : _mm256_min_pd(a, b);
+      return _mm256_castpd_si256(_mm256_blendv_pd(pick, a, _mm256_cmp_pd(a, a, _CMP_UNORD_Q)));
+    } else {
+      return integer_extremum<T, Max>(earlier, later);
+    }
+  }
+};
+
 /// With indices: the lanes that take their element (the same choice as keep_extremum:
 /// the running value is not NaN, and the element is NaN or wins or ties) take the row's
 /// position as their index. Eight float lanes, their indices in two registers of four.
@@ -217,9 +322,21 @@ struct vector_rows<extremum_op<T, Max, false>> {
   static constexpr std::size_t max_lines = extremum_tile_capacity;
   /// A tile of rows, when the CPU has AVX2 (AVX-512 lanes when it has them).
   static bool scan(const row_tile<T, T>& t) noexcept {
-    if constexpr (exists)
-      return !t.resets && !t.index && t.count <= max_lines &&
-             scan_lane_rows<extremum_lanes_avx2<T, Max>, extremum_lanes_avx512<T, Max>>(t);
+    if constexpr (exists) {
+      if (t.resets || t.index || t.count > max_lines) return false;
+      using narrow = extremum_narrow_rows<T, Max>;
+      const simd_variant target = active_target();
+      if (t.count <= narrow::max_lines(target) && t.rows != 0) {
+        // Rows that fit 32 bytes take the AVX2 form under AVX-512 too: their whole 64-byte
+        // loads and stores were twice as slow (float [5.6M, 3]: 15.9 against 7.5 ms, memcpy 4.2).
+        const bool fits_avx2 = sizeof(T) >= 4 && t.count <= 32 / sizeof(T);
+        if constexpr (sizeof(T) >= 2) {
+          if (target == simd_variant::avx512 && !fits_avx2) return narrow::avx512(t), true;
+        }
+        if constexpr (sizeof(T) >= 4) return narrow::avx2(t), true;
+      }
+      return scan_lane_rows<extremum_lanes_avx2<T, Max>, extremum_lanes_avx512<T, Max>>(t);
+    }
     (void)t;
     return false;
   }
