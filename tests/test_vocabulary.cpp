@@ -687,8 +687,9 @@ TEST_CASE("row forms (segmented, NaN-skipping, cummax / cummin) down the columns
 
 /// cummax / cummin down `cols` narrow columns (a row per vector: 32 or 64 bytes of lanes),
 /// in the layouts that take its whole-vector and its masked rows: packed, padded rows
-/// (the input's and the output's own padding) and in place, both directions. Values from
-/// a few, with -0.0 / +0.0 ties and NaN for floats: each column is the sequential fold.
+/// (the input's and the output's own padding), in place, and packed with padded index
+/// rows, both directions. Values from a few, with -0.0 / +0.0 ties and NaN for floats:
+/// each column is the sequential fold (float: with indices too, in their own layout).
 template <class T>
 void check_narrow_extremum_columns(std::size_t rows, std::size_t cols) {
   const auto is_nan = [](T v) { return v != v; };
@@ -703,8 +704,8 @@ void check_narrow_extremum_columns(std::size_t rows, std::size_t cols) {
       v = static_cast<T>(static_cast<int>(pick(rng, 41)) - 20);
     }
   }
-  enum layout { packed, padded, in_place };
-  for (const layout l : {packed, padded, in_place})
+  enum layout { packed, padded, in_place, padded_indices };  // padded_indices: packed values
+  for (const layout l : {packed, padded, in_place, padded_indices})
     for (const bool max : {true, false})
       for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing}) {
         const bool down = direction == tally::axis_direction::decreasing;
@@ -712,14 +713,19 @@ void check_narrow_extremum_columns(std::size_t rows, std::size_t cols) {
         std::vector<T> input(rows * ip), output(rows * op + 1);  // one more: nothing written past the end
         for (std::size_t i = 0; i < rows; ++i)
           for (std::size_t j = 0; j < cols; ++j) input[i * ip + j] = x[i * in_pitch + j];
+        const std::size_t xp = l == padded || l == padded_indices ? cols + 2 : cols;  // the indices' rows
         std::vector<T> want(output);
+        std::vector<std::int64_t> at(rows * xp + 1, -7), at_want(at);
         for (std::size_t j = 0; j < cols; ++j) {
           T running{};
+          std::int64_t where = -1;
           for (std::size_t step = 0; step < rows; ++step) {
             const std::size_t i = down ? rows - 1 - step : step;
             const T v = input[i * ip + j];
             const bool take = step == 0 || (!is_nan(running) && (is_nan(v) || (max ? v >= running : v <= running)));
-            want[i * op + j] = running = take ? v : running;
+            if (take) running = v, where = static_cast<std::int64_t>(i);
+            want[i * op + j] = running;
+            at_want[i * xp + j] = where;
           }
         }
         if (l == in_place) output.assign(input.begin(), input.end()), output.push_back(T());
@@ -727,9 +733,15 @@ void check_narrow_extremum_columns(std::size_t rows, std::size_t cols) {
         const tensor_view<const T> in(source, {rows, cols}, {static_cast<std::ptrdiff_t>(ip), 1});
         const tensor_view<T> out(output.data(), {rows, cols}, {static_cast<std::ptrdiff_t>(op), 1});
         const scan_options o(direction, false, 1);
-        max ? tally::cummax<T>(in, out, 0, o) : tally::cummin<T>(in, out, 0, o);
+        const bool indices = std::is_same_v<T, float>;
+        const tensor_view<std::int64_t> index(at.data(), {rows, cols}, {static_cast<std::ptrdiff_t>(xp), 1});
+        if (indices)
+          max ? tally::cummax<T>(in, out, index, 0, o) : tally::cummin<T>(in, out, index, 0, o);
+        else
+          max ? tally::cummax<T>(in, out, 0, o) : tally::cummin<T>(in, out, 0, o);
         INFO(rows << " x " << cols << ", layout " << l << ", max " << max << ", decreasing " << down);
         CHECK(std::memcmp(output.data(), want.data(), want.size() * sizeof(T)) == 0);
+        if (indices) CHECK(at == at_want);
       }
 }
 

@@ -302,6 +302,60 @@ TALLY_TARGET_AVX2 void extremum_index_rows_avx2(const row_tile<float, float>& t)
   }
 }
 
+/// A row (later) into running values with indices: the lanes that take their element, as
+/// in extremum_index_rows_avx2, take the row's position (here).
+template <bool Max>
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void index_take(__m256 later, __m256i here, __m256& running, __m256i& at_low,
+                                                     __m256i& at_high) {
+  const __m256 wins = Max ? _mm256_cmp_ps(later, running, _CMP_GE_OQ) : _mm256_cmp_ps(later, running, _CMP_LE_OQ);
+  const __m256 take = _mm256_and_ps(_mm256_cmp_ps(running, running, _CMP_ORD_Q),
+                                    _mm256_or_ps(_mm256_cmp_ps(later, later, _CMP_UNORD_Q), wins));
+  running = _mm256_blendv_ps(running, later, take);
+  const __m256i take_bits = _mm256_castps_si256(take);
+  at_low = _mm256_blendv_epi8(at_low, here, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(take_bits)));
+  at_high = _mm256_blendv_epi8(at_high, here, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(take_bits, 1)));
+}
+
+/// extremum_index_rows_avx2 on tiles of at most 8 lines (narrow columns), which its steps
+/// would leave to the scalar combine: a row per vector (narrow_row_walk), the running
+/// values and their indices in registers, the same choice of lanes. The indices are stored
+/// as whole vectors where the walk's rows are, and the index rows are packed as they are.
+template <bool Max>
+TALLY_TARGET_AVX2 void extremum_index_narrow_rows_avx2(const row_tile<float, float>& t) {
+  narrow_row_walk<float, 8> w(t);
+  const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256i bits = _mm256_set1_epi32(static_cast<int>(w.mask(t.count)));
+  const __m256i mask = _mm256_cmpeq_epi32(_mm256_and_si256(bits, lane_bit), lane_bit);
+  const __m256i mask_low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(mask));
+  const __m256i mask_high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(mask, 1));
+  std::int64_t* index = t.index + w.base;
+  const std::ptrdiff_t index_row = t.index_row;
+  const std::size_t whole_rows = index_row == t.in_row ? w.whole_rows : 0;
+  __m256i here = _mm256_set1_epi64x(t.decreasing ? static_cast<std::int64_t>(t.rows) - 1 : 0);
+  const __m256i step = _mm256_set1_epi64x(t.decreasing ? -1 : 1);
+  __m256 running = _mm256_maskload_ps(w.in, mask);
+  __m256i at_low = here, at_high = here;  // a line starts from its first element
+  _mm256_maskstore_ps(w.out, mask, running);
+  _mm256_maskstore_epi64(reinterpret_cast<long long*>(index), mask_low, at_low);
+  _mm256_maskstore_epi64(reinterpret_cast<long long*>(index + 4), mask_high, at_high);
+  for (std::size_t k = 1; k < t.rows; ++k) {
+    w.next();
+    index += index_row;
+    here = _mm256_add_epi64(here, step);
+    if (k < whole_rows) {
+      index_take<Max>(_mm256_loadu_ps(w.in), here, running, at_low, at_high);
+      _mm256_storeu_ps(w.out, running);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(index), at_low);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + 4), at_high);
+    } else {
+      index_take<Max>(_mm256_maskload_ps(w.in, mask), here, running, at_low, at_high);
+      _mm256_maskstore_ps(w.out, mask, running);
+      _mm256_maskstore_epi64(reinterpret_cast<long long*>(index), mask_low, at_low);
+      _mm256_maskstore_epi64(reinterpret_cast<long long*>(index + 4), mask_high, at_high);
+    }
+  }
+}
+
 TALLY_SIMD_WARNINGS_END
 
 template <bool Max>
@@ -311,7 +365,10 @@ struct vector_rows<extremum_op<float, Max, true>> {
   /// A tile of rows with its index output, when the CPU has AVX2.
   static bool scan(const row_tile<float, float>& t) noexcept {
     if (active_target() == simd_variant::scalar || t.resets || !t.index || t.count > max_lines) return false;
-    extremum_index_rows_avx2<Max>(t);
+    if (t.count <= 8 && t.rows != 0)
+      extremum_index_narrow_rows_avx2<Max>(t);
+    else
+      extremum_index_rows_avx2<Max>(t);
     return true;
   }
 };
