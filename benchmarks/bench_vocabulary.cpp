@@ -3,9 +3,10 @@
 // binary (the targets are ratios: 1.5x memcpy, 2x for logcumsumexp). Names are
 // "V<n><axis>[@aligned]/<implementation>", for example "V1a1/tally" and "V1a1/memcpy" (a1:
 // along the last axis, contiguous lines; a0: along the first axis, rows of running
-// values). Like the case table's rows, every buffer (inputs, outputs, memcpy's) is a
-// std::vector, what users have (glibc places a large one 16 bytes past a 64-byte
-// boundary); the "@aligned" rows repeat each row on 64-byte aligned buffers.
+// values); V1w3 / V2w3 run cummax down 3 narrow columns of the same elements. Like the
+// case table's rows, every buffer (inputs, outputs, memcpy's) is a std::vector, what users
+// have (glibc places a large one 16 bytes past a 64-byte boundary); the "@aligned" rows
+// repeat each row on 64-byte aligned buffers.
 // Every tally call is checked once against a plain sequential loop before it is timed
 // (on outputs filled with NaN first, so an unwritten element fails).
 // Where the build found libtorch (TALLY_BENCH_HAVE_TORCH, benchmarks/CMakeLists.txt), the
@@ -269,6 +270,31 @@ void register_axis(int axis, bool aligned) {
       torch_peer(1, axis, aligned));
   add("V2" + a, aligned, count * 12, [=] { tally::cummax(in, y, idx, axis); }, [=] { return check_max(true); },
       torch_peer(2, axis, aligned));
+  // V1w3 / V2w3: V1 and V2 down 3 narrow columns ([5592405, 3] along axis 0, the x, y, z of
+  // points): rows shorter than a vector.
+  if (axis == 0) {
+    constexpr std::size_t points = count / 3;
+    const tally::tensor_view<const float> in3(x, {points, 3});
+    const tally::tensor_view<float> y3(out.get(), {points, 3});
+    const tally::tensor_view<std::int64_t> idx3(index.get(), {points, 3});
+    const auto check_columns = [=](bool with_indices) {
+      bool ok = true;
+      for (std::size_t j = 0; j < 3; ++j) {
+        float best = x[j];
+        std::int64_t at = 0;
+        for (std::size_t k = 0; k < points; ++k) {
+          const std::size_t e = k * 3 + j;
+          if (x[e] >= best) best = x[e], at = static_cast<std::int64_t>(k);
+          ok = ok && out.get()[e] == best && (!with_indices || index.get()[e] == at);
+        }
+      }
+      return ok;
+    };
+    add("V1w3" + a, aligned, points * 3 * 4, [=] { tally::cummax(in3, y3, 0); }, [=] { return check_columns(false); },
+        peer{});
+    add("V2w3" + a, aligned, points * 3 * 12, [=] { tally::cummax(in3, y3, idx3, 0); },
+        [=] { return check_columns(true); }, peer{});
+  }
   // V3: logcumsumexp; V3f with scan_accuracy::fast (float's exp and log: 4 ulp of float at
   // the scale of max(|y|, 1) instead of 2).
   const auto check_logsumexp = [=](double ulps) {

@@ -80,6 +80,8 @@ VOCABULARY = [
     ("V0", "cumsum (the SIMD engine, for reference)", 1.5),
     ("V1", "cummax values", 1.5),
     ("V2", "cummax values + indices", 1.5),
+    ("V1w3", "cummax values, [5592405, 3] (3 columns)", 1.5),
+    ("V2w3", "cummax values + indices, [5592405, 3]", 1.5),
     ("V3", "logcumsumexp", 2.0),
     ("V3f", "logcumsumexp, scan_accuracy::fast", 2.0),
     ("V4", "nancumsum", 1.5),
