@@ -175,6 +175,26 @@ struct extremum_narrow_rows {
     }
   }
 
+  /// 16-bit rows of at most 16 elements: 32 bytes a row, as the AVX2 form has for wider
+  /// types (AVX-512VL masks: AVX2 has no masked 16-bit loads).
+  TALLY_TARGET_AVX512 static void avx512_32_bytes(const row_tile<T, T>& t) {
+    static_assert(sizeof(T) == 2, "the AVX2 form takes wider types");
+    narrow_row_walk<T, 16> w(t);
+    const auto mask = static_cast<__mmask16>(w.mask(t.count));
+    __m256i run = _mm256_maskz_loadu_epi16(mask, w.in);
+    _mm256_mask_storeu_epi16(w.out, mask, run);
+    w.next();
+    std::size_t k = 1;
+    for (; k < w.whole_rows; ++k, w.next()) {
+      run = integer_extremum<T, Max>(run, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.in)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(w.out), run);
+    }
+    for (; k < t.rows; ++k, w.next()) {
+      run = integer_extremum<T, Max>(run, _mm256_maskz_loadu_epi16(mask, w.in));
+      _mm256_mask_storeu_epi16(w.out, mask, run);
+    }
+  }
+
   TALLY_TARGET_AVX2 static void avx2(const row_tile<T, T>& t) {
     narrow_row_walk<T, 32 / sizeof(T)> w(t);
     const std::uint32_t bits = w.mask(t.count);
@@ -384,13 +404,16 @@ struct vector_rows<extremum_op<T, Max, false>> {
       using narrow = extremum_narrow_rows<T, Max>;
       const simd_variant target = active_target();
       if (t.count <= narrow::max_lines(target) && t.rows != 0) {
-        // Rows that fit 32 bytes take the AVX2 form under AVX-512 too: their whole 64-byte
-        // loads and stores were twice as slow (float [5.6M, 3]: 15.9 against 7.5 ms, memcpy 4.2).
-        const bool fits_avx2 = sizeof(T) >= 4 && t.count <= 32 / sizeof(T);
-        if constexpr (sizeof(T) >= 2) {
-          if (target == simd_variant::avx512 && !fits_avx2) return narrow::avx512(t), true;
+        // Rows that fit 32 bytes take 32-byte vectors under AVX-512 too: whole 64-byte loads
+        // and stores of them were twice as slow (float [5.6M, 3]: 15.9 against 7.5 ms,
+        // memcpy 4.2; int16 [11M, 3]: 18.9 against 8.0 ms, memcpy 3.6).
+        const bool fits_32_bytes = t.count <= 32 / sizeof(T);
+        if constexpr (sizeof(T) == 2) {
+          if (target == simd_variant::avx512) return fits_32_bytes ? narrow::avx512_32_bytes(t) : narrow::avx512(t), true;
+        } else if constexpr (sizeof(T) >= 4) {
+          if (target == simd_variant::avx512 && !fits_32_bytes) return narrow::avx512(t), true;
+          return narrow::avx2(t), true;
         }
-        if constexpr (sizeof(T) >= 4) return narrow::avx2(t), true;
       }
       return scan_lane_rows<extremum_lanes_avx2<T, Max>, extremum_lanes_avx512<T, Max>>(t);
     }
