@@ -145,6 +145,19 @@ struct extremum_lanes_avx512 {
   }
 };
 
+/// narrow_row_walk::mask as an AVX2 mask: lane i of E (4 or 8 bytes) all ones where bit i
+/// is set.
+template <class E>
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256i avx2_row_mask(std::uint32_t bits) {
+  if constexpr (sizeof(E) == 4) {
+    const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lane_bit), lane_bit);
+  } else {
+    const __m256i lane_bit = _mm256_setr_epi64x(1, 2, 4, 8);
+    return _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(bits), lane_bit), lane_bit);
+  }
+}
+
 /// Tiles of fewer lines than one vector (narrow columns, as the running maximum of the x,
 /// y, z of points down axis 0), which the lanes forms above would leave to lane_rows'
 /// scalar loop: a row per vector (narrow_row_walk), the running values in a register,
@@ -197,15 +210,7 @@ struct extremum_narrow_rows {
 
   TALLY_TARGET_AVX2 static void avx2(const row_tile<T, T>& t) {
     narrow_row_walk<T, 32 / sizeof(T)> w(t);
-    const std::uint32_t bits = w.mask(t.count);
-    __m256i lane_bit, mask;  // lane i: bit i of `bits`, and whether it is set
-    if constexpr (sizeof(T) == 4) {
-      lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-      mask = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lane_bit), lane_bit);
-    } else {
-      lane_bit = _mm256_setr_epi64x(1, 2, 4, 8);
-      mask = _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(bits), lane_bit), lane_bit);
-    }
+    const __m256i mask = avx2_row_mask<T>(w.mask(t.count));
     __m256i run = load(mask, w.in);
     store(mask, w.out, run);
     w.next();
@@ -343,9 +348,7 @@ TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void index_take(__m256 later, __m256i here
 template <bool Max>
 TALLY_TARGET_AVX2 void extremum_index_narrow_rows_avx2(const row_tile<float, float>& t) {
   narrow_row_walk<float, 8> w(t);
-  const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-  const __m256i bits = _mm256_set1_epi32(static_cast<int>(w.mask(t.count)));
-  const __m256i mask = _mm256_cmpeq_epi32(_mm256_and_si256(bits, lane_bit), lane_bit);
+  const __m256i mask = avx2_row_mask<float>(w.mask(t.count));
   const __m256i mask_low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(mask));
   const __m256i mask_high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(mask, 1));
   std::int64_t* index = t.index + w.base;
