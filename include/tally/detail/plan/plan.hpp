@@ -110,6 +110,11 @@ scan_plan make_plan(const scan_layout& layout, bool exclusive, bool in_place, bo
     plan.tile = tuning::gather_short_side;
     plan.depth = tuning::gather_elements / tuning::gather_short_side;
   }
+  // Lines of either shape stream only from tuning::stream_line_bytes, as the vocabulary
+  // engine's do: shorter ones share their end cache lines with their neighbours.
+  if ((plan.shape == kernel_shape::lines || plan.shape == kernel_shape::short_lines) &&
+      l.axis_size * sizeof(T) < tuning::stream_line_bytes)
+    plan.stream = false;
   const bool tiled = plan.shape == kernel_shape::columns || plan.shape == kernel_shape::gathered_columns ||
                      plan.shape == kernel_shape::gathered_lines || plan.shape == kernel_shape::short_lines;
   plan.walked_dims = tiled ? rank - 1 : rank;

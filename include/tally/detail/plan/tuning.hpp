@@ -34,6 +34,13 @@ struct tuning {
   /// Outputs at least this large are written with non-temporal stores: they would only
   /// evict the input from cache, and a write-allocate would read them from memory first.
   static constexpr std::size_t nontemporal_bytes = std::size_t{16} << 20;
+  /// The shortest line (output bytes) written with non-temporal stores when the output
+  /// is: a shorter line shares its first and last cache lines with its neighbours, and
+  /// plain stores into a line that a neighbour has just written with non-temporal stores
+  /// cost more than streaming saves. Exact float32 lines of 64 elements across 64 MiB: 17x
+  /// the time of a memcpy streamed, 2.4x stored plainly; fast float32 lines of 7, 17 and
+  /// 300 elements: 1.5x, 1.8x and 2.2x streamed, 1.0x-1.2x stored plainly (2026-11-28).
+  static constexpr std::size_t stream_line_bytes = std::size_t{16} << 10;
   /// A long line split across threads goes in rounds of this many input bytes per part,
   /// re-read from cache by the second pass...
   static constexpr std::size_t split_part_bytes = std::size_t{1} << 20;

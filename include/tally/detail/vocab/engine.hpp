@@ -51,13 +51,6 @@ inline constexpr int slot_count = 6;
 template <class S>
 inline constexpr std::size_t tile_lines = std::min<std::size_t>(512, std::max<std::size_t>(64, 16384 / sizeof(S)));
 
-/// The shortest line (output bytes) whose vector form streams its output when the scan
-/// streams: a shorter line shares its first and last cache lines with its neighbours, and
-/// plain stores into a line that a neighbour has just written with non-temporal stores
-/// cost more than streaming saves (exact float32 lines of 64 elements across 64 MiB: 17x
-/// the time of a memcpy streamed, 2.4x stored plainly).
-inline constexpr std::size_t stream_line_bytes = 16384;
-
 /// Lines shorter than this are scanned in tiles of neighbouring lines even where the axis
 /// runs along memory (see tile_dim_of); up to gathered_short_line_length where the tiles
 /// are gathered with the SIMD transposes (scan_tile_gathered: float row forms that resume
@@ -383,7 +376,7 @@ void scan_line(const Op& op, const layout& l, pointers<Op> p) {
       const std::ptrdiff_t si = l.axis[in_slot];
       const line_span<typename Op::in_type, typename Op::out_type> line{
           p.in, p.out, l.has_resets ? p.resets : nullptr, p.index, l.length, si < 0, l.decreasing,
-          l.stream && l.length * sizeof(typename Op::out_type) >= stream_line_bytes};
+          l.stream && l.length * sizeof(typename Op::out_type) >= tuning::stream_line_bytes};
       if ((si == 1 || si == -1) && l.axis[out_slot] == si && (!l.has_resets || l.axis[resets_slot] == si) &&
           (!p.index || l.axis[index_slot] == si)) {
         if constexpr (resumable_line<Op>) {
@@ -417,7 +410,7 @@ std::size_t scan_line_run(const Op& op, const layout& l, const pointers<Op>& p, 
   const pointers<Op> q = moved(p, w.offset);
   if constexpr (multi_line_form<Op>) {
     const std::ptrdiff_t si = l.axis[in_slot];
-    const bool streamed = l.stream && l.length * sizeof(typename Op::out_type) >= stream_line_bytes;
+    const bool streamed = l.stream && l.length * sizeof(typename Op::out_type) >= tuning::stream_line_bytes;
     if (w.dims > 0 && !l.exclusive && !l.include_initial && !l.has_resets && !q.index && !q.starts && !q.ends &&
         l.length > 0 && !streamed && (si == 1 || si == -1) && l.axis[out_slot] == si) {
       const std::size_t d = w.dims - 1, count = (std::min)(limit, w.extents[d] - w.index[d]);
