@@ -660,6 +660,63 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
   writer.flush();
 }
 
+/// Packed lines of more than half a vector and less than one (W / 2 < n < W), one line a
+/// vector: the W elements from a line's first one in scan order are loaded, scanned and
+/// stored whole. The lanes past the line hold the next line's first elements (fewer than
+/// n, so the next line's only), whose results are wrong; the next line's store, later in
+/// the loop, writes them again. The next line is loaded before this one is stored, so in
+/// place works too, and the last vector line stores its n lanes only. Lines whose vector
+/// would reach outside the region take the plain loop. About half the operations of the
+/// segmented scan on these lengths: float32 lines of 7 with AVX2, 4.7x the time of a
+/// memcpy segmented, 1.3x so.
+template <class Op, bool Reverse, class V>
+TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg scan_line_in_vector(typename V::reg x, bool exclusive,
+                                                                         typename V::reg empty) noexcept {
+  if (Reverse) x = V::reverse(x);
+  typename V::reg y = V::template scan<Op>(x);
+  if (exclusive) y = V::shift_in(y, empty);
+  return Reverse ? V::reverse(y) : y;
+}
+
+template <class Op, class T, bool Reverse, class V>
+TALLY_SIMD_TARGET void scan_lines_in_vectors(const T* in, T* out, std::size_t n, std::size_t count,
+                                             bool exclusive) noexcept {
+  using A = acc_t<T>;
+  using reg = typename V::reg;
+  constexpr std::size_t W = V::width;
+  const std::size_t total = n * count;
+  // Lines in scan order: j = 0, 1, ... from the lowest address, or (Reverse) from the
+  // highest, each read downwards. Line j's vector starts at element at(j) in memory.
+  const std::size_t vector_lines = total >= W ? (total - W) / n + 1 : 0;
+  const auto at = [&](std::size_t j) { return Reverse ? total - (j + 1) * n - (W - n) : j * n; };
+  const reg empty = V::broadcast(Op::template empty<A>());
+  if (vector_lines > 0) {
+    reg x = V::load(in + at(0));
+    for (std::size_t j = 0; j + 1 < vector_lines; ++j) {
+      const reg next = V::load(in + at(j + 1));
+      V::store(out + at(j), scan_line_in_vector<Op, Reverse, V>(x, exclusive, empty));
+      x = next;
+    }
+    alignas(64) T last[W];
+    V::store(last, scan_line_in_vector<Op, Reverse, V>(x, exclusive, empty));
+    const std::size_t first = Reverse ? W - n : 0;  // the line's lanes in memory order
+    std::copy(last + first, last + first + n, out + at(vector_lines - 1) + first);
+  }
+  const std::size_t rest = count - vector_lines;  // lines past the last vector line in scan order
+  if (rest > 0)
+    scalar::scan_short_lines<Op, T>(Reverse ? in : in + vector_lines * n, Reverse ? out : out + vector_lines * n, n,
+                                    rest, Reverse, exclusive, false);
+}
+
+template <class Op, class T, class V>
+TALLY_SIMD_TARGET void scan_lines_in_vectors(const T* in, T* out, std::size_t n, std::size_t count, bool reverse,
+                                             bool exclusive) noexcept {
+  if (reverse)
+    scan_lines_in_vectors<Op, T, true, V>(in, out, n, count, exclusive);
+  else
+    scan_lines_in_vectors<Op, T, false, V>(in, out, n, count, exclusive);
+}
+
 /// Whether V offers next_positions / line_bases / minus, what
 /// scan_short_sums_by_difference needs.
 template <class V, class = void>
@@ -778,6 +835,8 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
     scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
   } else if (n >= L::width) {
     scan_lines_by_vectors<Op, T, L>(in, out, n, count, reverse, exclusive, stream);
+  } else if (2 * n > L::width) {
+    scan_lines_in_vectors<Op, T, L>(in, out, n, count, reverse, exclusive);
   } else if (n <= static_cast<std::size_t>(groups) && (n & (n - 1)) == 0) {
     if constexpr (groups >= 2)
       if (n == 2) return scan_short_groups<Op, T, 2>(in, out, count, reverse, exclusive, stream);
