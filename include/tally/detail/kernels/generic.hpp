@@ -15,10 +15,11 @@
 //   declares lane_ops, select(lanes, a, b), step<Op, k>(v, lanes) (one Hillis-Steele
 //   step on a lane set), make_index(bytes) and permute(v, index) (without them short
 //   lines and narrow columns fall back to plain loops, except that select alone, as
-//   NEON has it, scans packed lines of a vector or more); group_max with scan_groups<Op, n>
+//   NEON has it, scans packed lines of more than half a vector); group_max with scan_groups<Op, n>
 //   and shift_in_groups<n> (scans of groups of n lanes inside 128-bit halves, for lines of
 //   2, 4, 8 elements, and 16 in 8-bit lanes); minus, next_positions and line_bases
-//   (packed integer lines summed as differences of the running sum).
+//   (packed integer lines summed as differences of the running sum, for the 8-bit
+//   sums' vectors, which have no lane_ops).
 
 /// The vector for element type T.
 template <class T>
@@ -534,83 +535,6 @@ TALLY_SIMD_TARGET void scatter_tile(const T* tile, std::size_t n_a, std::size_t 
   scalar::scatter_tile(tile, n_a, n_b, pitch, out, stride_a, stride_b);
 }
 
-/// One Kogge-Stone step of a segmented scan: lane i combines with lane i - k unless a line
-/// starts within lanes (i - k, i]; `cut` marks those lanes and grows to (i - 2k, i].
-/// Lines of n <= k elements leave no lane to combine (a start lies in every (i - k, i]),
-/// so those steps are skipped (float32 lines of 3: a third fewer steps).
-/// (Not `near`: the Windows headers define near and far as empty macros.)
-template <class V, class Op, int k>
-TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg segmented_step(typename V::reg x, std::uint64_t& cut,
-                                                                    std::size_t n) noexcept {
-  if constexpr (static_cast<std::size_t>(k) < V::width) {
-    if (n <= static_cast<std::size_t>(k)) return x;
-    x = V::template step<Op, k>(x, ~cut);
-    cut |= cut << k;
-  }
-  return x;
-}
-
-/// Packed lines shorter than a vector as one stream of vectors, several lines per vector: a segmented
-/// in-register scan whose lane masks come from where lines start (bit i: lane i starts a
-/// line), continued across vectors for lines that cross one. The vectors cover the
-/// region from its first element in scan order, so the lanes a line falls on depend only
-/// on its place in the region, and the plan cuts regions at multiples of 64 lines: the
-/// bits never depend on the thread count. Floating-point products keep their sequential
-/// order (ops.hpp) and targets without the vocabulary take the plain loop.
-template <class Op, class T, bool Reverse>
-TALLY_SIMD_TARGET void scan_short_lines_dir(const T* in, T* out, std::size_t n, std::size_t count, bool exclusive,
-                                            bool stream) noexcept {
-  using V = vec_for<T>;
-  using A = acc_t<T>;
-  using reg = typename V::reg;
-  constexpr std::size_t W = V::width;
-  const std::size_t total = n * count;
-  const std::uint64_t all = W == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << W) - 1;
-  std::uint64_t pattern = 0;  // line starts when a vector begins a line (lanes below 64)
-  for (std::size_t b = 0; b < 64; b += n) pattern |= std::uint64_t{1} << b;
-  const std::size_t advance = W % n;
-  std::size_t phase = 0;  // position in its line of the vector's first element
-  const reg empty = V::broadcast(Op::template empty<A>());
-  reg prev = empty;  // the previous vector's inclusive results
-  using writer_t = streaming_writer<V, T>;
-  writer_t writer(stream);
-  // Scan order position k lives at in[k] (forward) or in[total - 1 - k] (reverse).
-  const T* in_end = in + total;
-  T* out_end = out + total;
-  std::size_t k = 0;
-  for (; k + W <= total; k += W) {
-    const std::uint64_t starts = (phase == 0 ? pattern : n - phase < W ? pattern << (n - phase) : 0) & all;
-    reg x = Reverse ? V::reverse(V::load(in_end - k - W)) : V::load(in + k);
-    std::uint64_t cut = starts;
-    x = segmented_step<V, Op, 1>(x, cut, n);
-    x = segmented_step<V, Op, 2>(x, cut, n);
-    x = segmented_step<V, Op, 4>(x, cut, n);
-    x = segmented_step<V, Op, 8>(x, cut, n);
-    x = segmented_step<V, Op, 16>(x, cut, n);
-    x = segmented_step<V, Op, 32>(x, cut, n);
-    // Lanes before the first start continue the previous vector's last line.
-    const std::uint64_t continuing = ((starts & (0 - starts)) - 1) & all;
-    x = V::select(continuing, V::template combine<Op>(V::broadcast_last(prev), x), x);
-    reg y = exclusive ? V::select(starts, empty, V::shift_in(x, prev)) : x;
-    prev = x;
-    if (Reverse) y = V::reverse(y);
-    T* dst = Reverse ? out_end - k - W : out + k;
-    writer.put(dst, y);
-    phase += advance;
-    if (phase >= n) phase -= n;
-  }
-  writer.flush();
-  A running = static_cast<A>(V::last(prev));
-  for (; k < total; ++k) {  // the last partial vector
-    const std::size_t at = Reverse ? total - 1 - k : k;
-    const A x = to_acc(in[at]);
-    const bool starts = k % n == 0;
-    const A before = starts ? Op::template empty<A>() : running;
-    running = starts ? x : Op::combine(running, x);
-    out[at] = from_acc<T>(exclusive ? before : running);
-  }
-}
-
 /// Packed lines of a vector or more (W <= n <= short_line_max), one line at a time as the
 /// line kernel scans them (in-register prefix, then the running value), but with no call,
 /// no block bookkeeping and no scalar tail per line: the last r = n % W elements are
@@ -660,61 +584,92 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
   writer.flush();
 }
 
-/// Packed lines of more than half a vector and less than one (W / 2 < n < W), one line a
-/// vector: the W elements from a line's first one in scan order are loaded, scanned and
-/// stored whole. The lanes past the line hold the next line's first elements (fewer than
-/// n, so the next line's only), whose results are wrong; the next line's store, later in
-/// the loop, writes them again. The next line is loaded before this one is stored, so in
-/// place works too, and the last vector line stores its n lanes only. Lines whose vector
-/// would reach outside the region take the plain loop. About half the operations of the
-/// segmented scan on these lengths: float32 lines of 7 with AVX2, 4.7x the time of a
-/// memcpy segmented, 1.3x so.
-template <class Op, bool Reverse, class V>
-TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg scan_line_in_vector(typename V::reg x, bool exclusive,
-                                                                         typename V::reg empty) noexcept {
+/// Packed lines shorter than a vector, as many whole lines a vector as fit (k = W / n;
+/// one line a vector above W / 2): each vector starts on a line start, so every vector has
+/// its lanes at the same places in their lines and the masks of the segmented steps are
+/// made once per call. One line a vector takes the plain in-register scan. The lanes past
+/// the k lines (fewer than n: the next vector's first line's) come out wrong and are
+/// written again by the next vector's store, later in the loop; the next vector is loaded
+/// before this one is stored, so in place works too, and the last vector stores its own
+/// lanes only. Lines whose vector would reach outside the region take the plain loop.
+/// This replaced one stream of vectors scanned with masks made for each vector from where
+/// lines start (on AVX2 each mask built from lane bits with compares): 16M elements in
+/// lines of n with AVX2, x memcpy, float32 n = 3 1.5 -> 0.7, n = 7 1.9 -> 1.15; int16 n =
+/// 3..6 (which took differences of the running sum) 2.3-2.8 -> 1.1-1.5.
+template <class Op, class T, bool Reverse, bool OneLine, class V>
+TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg scan_lines_in_vector(typename V::reg x, std::size_t n,
+                                                                          const std::uint64_t* steps,
+                                                                          std::uint64_t starts, bool exclusive,
+                                                                          typename V::reg empty) noexcept {
   if (Reverse) x = V::reverse(x);
-  typename V::reg y = V::template scan<Op>(x);
-  if (exclusive) y = V::shift_in(y, empty);
-  return Reverse ? V::reverse(y) : y;
+  if constexpr (OneLine) {
+    x = V::template scan<Op>(x);
+    if (exclusive) x = V::shift_in(x, empty);
+  } else {
+    if (n > 1) x = V::template step<Op, 1>(x, steps[0]);
+    if (n > 2) x = V::template step<Op, 2>(x, steps[1]);
+    if constexpr (V::width > 4)
+      if (n > 4) x = V::template step<Op, 4>(x, steps[2]);
+    if constexpr (V::width > 8)
+      if (n > 8) x = V::template step<Op, 8>(x, steps[3]);
+    if constexpr (V::width > 16)
+      if (n > 16) x = V::template step<Op, 16>(x, steps[4]);
+    if (exclusive) x = V::select(starts, empty, V::shift_in(x, empty));
+  }
+  return Reverse ? V::reverse(x) : x;
 }
 
-template <class Op, class T, bool Reverse, class V>
+template <class Op, class T, bool Reverse, bool OneLine, class V>
 TALLY_SIMD_TARGET void scan_lines_in_vectors(const T* in, T* out, std::size_t n, std::size_t count,
                                              bool exclusive) noexcept {
   using A = acc_t<T>;
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
-  const std::size_t total = n * count;
-  // Lines in scan order: j = 0, 1, ... from the lowest address, or (Reverse) from the
-  // highest, each read downwards. Line j's vector starts at element at(j) in memory.
-  const std::size_t vector_lines = total >= W ? (total - W) / n + 1 : 0;
-  const auto at = [&](std::size_t j) { return Reverse ? total - (j + 1) * n - (W - n) : j * n; };
+  const std::size_t k = W / n, g = k * n, total = n * count;
+  // Vectors in scan order: j = 0, 1, ... from the lowest address, or (Reverse) from the
+  // highest, each line read downwards. Vector j starts at element at(j) in memory.
+  const std::size_t vectors = total >= W ? (std::min)(count / k, (total - W) / g + 1) : 0;
+  const auto at = [&](std::size_t j) { return Reverse ? total - (j + 1) * g - (W - g) : j * g; };
+  // Lane i is at i % n in its line: it combines with the lane s below where that is s or more.
+  std::uint64_t steps[5] = {0, 0, 0, 0, 0}, starts = 0;
+  for (std::size_t i = 0; i < W; ++i) {
+    for (std::size_t s = 0; s < 5; ++s)
+      if (i % n >= (std::size_t{1} << s)) steps[s] |= std::uint64_t{1} << i;
+    if (i % n == 0) starts |= std::uint64_t{1} << i;
+  }
   const reg empty = V::broadcast(Op::template empty<A>());
-  if (vector_lines > 0) {
+  if (vectors > 0) {
     reg x = V::load(in + at(0));
-    for (std::size_t j = 0; j + 1 < vector_lines; ++j) {
+    for (std::size_t j = 0; j + 1 < vectors; ++j) {
       const reg next = V::load(in + at(j + 1));
-      V::store(out + at(j), scan_line_in_vector<Op, Reverse, V>(x, exclusive, empty));
+      V::store(out + at(j), scan_lines_in_vector<Op, T, Reverse, OneLine, V>(x, n, steps, starts, exclusive, empty));
       x = next;
     }
     alignas(64) T last[W];
-    V::store(last, scan_line_in_vector<Op, Reverse, V>(x, exclusive, empty));
-    const std::size_t first = Reverse ? W - n : 0;  // the line's lanes in memory order
-    std::copy(last + first, last + first + n, out + at(vector_lines - 1) + first);
+    V::store(last, scan_lines_in_vector<Op, T, Reverse, OneLine, V>(x, n, steps, starts, exclusive, empty));
+    const std::size_t first = Reverse ? W - g : 0;  // the lines' lanes in memory order
+    std::copy(last + first, last + first + g, out + at(vectors - 1) + first);
   }
-  const std::size_t rest = count - vector_lines;  // lines past the last vector line in scan order
+  const std::size_t rest = count - vectors * k;  // lines past the last vector in scan order
   if (rest > 0)
-    scalar::scan_short_lines<Op, T>(Reverse ? in : in + vector_lines * n, Reverse ? out : out + vector_lines * n, n,
-                                    rest, Reverse, exclusive, false);
+    scalar::scan_short_lines<Op, T>(Reverse ? in : in + vectors * g, Reverse ? out : out + vectors * g, n, rest,
+                                    Reverse, exclusive, false);
 }
 
 template <class Op, class T, class V>
 TALLY_SIMD_TARGET void scan_lines_in_vectors(const T* in, T* out, std::size_t n, std::size_t count, bool reverse,
                                              bool exclusive) noexcept {
-  if (reverse)
-    scan_lines_in_vectors<Op, T, true, V>(in, out, n, count, exclusive);
-  else
-    scan_lines_in_vectors<Op, T, false, V>(in, out, n, count, exclusive);
+  if (2 * n > V::width) {
+    if (reverse)
+      scan_lines_in_vectors<Op, T, true, true, V>(in, out, n, count, exclusive);
+    else
+      scan_lines_in_vectors<Op, T, false, true, V>(in, out, n, count, exclusive);
+  } else if constexpr (has_lane_ops<V>) {
+    if (reverse)
+      scan_lines_in_vectors<Op, T, true, false, V>(in, out, n, count, exclusive);
+    else
+      scan_lines_in_vectors<Op, T, false, false, V>(in, out, n, count, exclusive);
+  }
 }
 
 /// Whether V offers next_positions / line_bases / minus, what
@@ -817,14 +772,14 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
     scan_lines_by_vectors<Op, T, false, V>(in, out, n, count, exclusive, stream);
 }
 
-/// Packed lines by length: a copy (1), the by-vector scan (a vector or more), group scans
-/// (lengths dividing a 128-bit half), differences of the running sum (integer sums), the
-/// segmented scan.
+/// Packed lines by length: a copy (1), the by-vector scan (a vector or more), one line a
+/// vector (more than half a vector), group scans (lengths dividing a 128-bit half), whole
+/// lines a vector with segmented steps (the rest, where the vector has lane_ops),
+/// differences of the running sum (8-bit sums), the plain loop.
 template <class Op, class T>
 TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std::size_t count, bool reverse,
                                         bool exclusive, bool stream) noexcept {
   using L = line_vec_for<Op, T>;
-  using V = vec_for<T>;
   constexpr int groups = group_max<L>;
   if (n == 1) {  // lines of one element: a copy, or the empty value
     if (exclusive)
@@ -846,18 +801,15 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
       if (n == 8) return scan_short_groups<Op, T, 8>(in, out, count, reverse, exclusive, stream);
     if constexpr (groups >= 16)
       if (n == 16) return scan_short_groups<Op, T, 16>(in, out, count, reverse, exclusive, stream);
+  } else if constexpr (has_lane_ops<L>) {
+    scan_lines_in_vectors<Op, T, L>(in, out, n, count, reverse, exclusive);
   } else if constexpr (has_line_bases<L> && is_sum<Op> && std::is_integral_v<T>) {
     if (reverse)
       scan_short_sums_by_difference<T, true, L>(in, out, n, count, exclusive, stream);
     else
       scan_short_sums_by_difference<T, false, L>(in, out, n, count, exclusive, stream);
-  } else if constexpr (!has_lane_ops<V>) {
-    scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
   } else {
-    if (reverse)
-      scan_short_lines_dir<Op, T, true>(in, out, n, count, exclusive, stream);
-    else
-      scan_short_lines_dir<Op, T, false>(in, out, n, count, exclusive, stream);
+    scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
   }
 }
 

@@ -83,8 +83,9 @@ scan_plan make_plan(const scan_layout& layout, bool exclusive, bool in_place, bo
   const bool contiguous_axis = l.axis_in_stride == l.axis_out_stride && std::abs(l.axis_in_stride) == 1;
   if ((contiguous_axis || l.axis_size == 1) && l.axis_size <= short_line_max && !has_carries && packed_lines()) {
     plan.shape = kernel_shape::short_lines;
-    // Tiles of whole multiples of 64 lines: a multiple of every vector width in elements,
-    // so each tile starts a vector on a line start (see scan_short_lines_dir).
+    // Tiles of whole multiples of 64 lines, fixed by the shape alone: the kernels group a
+    // tile's lines into vectors from its first line (scan_lines_in_vectors), so the bits
+    // never depend on the thread count.
     plan.tile = std::max<std::size_t>(1, tuning::short_lines_tile_elements / (64 * l.axis_size)) * 64;
   } else if (contiguous_axis) {
     plan.shape = kernel_shape::lines;

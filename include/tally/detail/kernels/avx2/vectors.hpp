@@ -278,17 +278,6 @@ struct i32 {
     constexpr int lanes = lanes32::group_mask(n, 1, 8);
     return _mm256_blend_epi32(empty, _mm256_slli_si256(y, 4), lanes);
   }
-  // Packed lines as differences of the running sum (see i8).
-  TALLY_T static reg minus(reg a, reg b) { return _mm256_sub_epi32(a, b); }
-  TALLY_T static reg next_positions(reg at, reg advance, reg last) {
-    at = _mm256_add_epi32(at, advance);
-    return _mm256_sub_epi32(at, _mm256_and_si256(_mm256_cmpgt_epi32(at, last), _mm256_add_epi32(last, _mm256_set1_epi32(1))));
-  }
-  TALLY_T static reg line_bases(reg before, reg at, reg carried) {
-    const reg start = _mm256_sub_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), at);
-    return _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(before, start), broadcast_last(carried),
-                              _mm256_cmpgt_epi32(_mm256_setzero_si256(), start));
-  }
   template <class Op>
   TALLY_T static reg scan(reg x) {  // the steps of f32::scan
     const reg id = broadcast(Op::template identity<lane>());
@@ -469,22 +458,6 @@ struct i16 {
       shifted = _mm256_or_si256(shifted, low_lanes);
     }
     return combine<Op>(x, shifted);
-  }
-  // Packed lines as differences of the running sum (see i8).
-  TALLY_T static reg minus(reg a, reg b) { return _mm256_sub_epi16(a, b); }
-  TALLY_T static reg next_positions(reg at, reg advance, reg last) {
-    at = _mm256_add_epi16(at, advance);
-    return _mm256_sub_epi16(at, _mm256_and_si256(_mm256_cmpgt_epi16(at, last), _mm256_add_epi16(last, _mm256_set1_epi16(1))));
-  }
-  TALLY_T static reg line_bases(reg before, reg at, reg carried) {
-    const reg start = _mm256_sub_epi16(_mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), at);
-    // Lane s to bytes (2s, 2s + 1): 2s in both bytes, plus 1 in the high one.
-    const reg bytes = _mm256_add_epi16(_mm256_mullo_epi16(_mm256_add_epi16(start, start), _mm256_set1_epi16(0x0101)),
-                                       _mm256_set1_epi16(0x0100));
-    const reg from_low = _mm256_shuffle_epi8(_mm256_permute2x128_si256(before, before, 0x00), bytes);
-    const reg from_high = _mm256_shuffle_epi8(_mm256_permute2x128_si256(before, before, 0x11), bytes);
-    const reg here = _mm256_blendv_epi8(from_low, from_high, _mm256_cmpgt_epi16(start, _mm256_set1_epi16(7)));
-    return _mm256_blendv_epi8(here, broadcast_last(carried), _mm256_cmpgt_epi16(_mm256_setzero_si256(), start));
   }
   template <class Op>
   TALLY_T static reg scan(reg x) {

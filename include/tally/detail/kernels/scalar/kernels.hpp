@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 
 #include "../kernel_set.hpp"
 
@@ -72,6 +73,13 @@ template <class Op, class T>
 void scan_short_lines(const T* in, T* out, std::size_t n, std::size_t count, bool reverse, bool exclusive,
                       bool /*stream*/) noexcept {
   using A = acc_t<T>;
+  if (n == 1) {  // lines of one element: a copy, or the empty value (as the SIMD targets')
+    if (exclusive)
+      std::fill(out, out + count, from_acc<T>(Op::template empty<A>()));
+    else if (out != in)
+      std::memcpy(static_cast<void*>(out), in, count * sizeof(T));
+    return;
+  }
   const std::ptrdiff_t step = reverse ? -1 : 1;
   const std::size_t first = reverse ? n - 1 : 0;
   for (std::size_t c = 0; c < count; ++c) {
