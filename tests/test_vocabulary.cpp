@@ -16,6 +16,7 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "catch.hpp"
@@ -939,14 +940,18 @@ void check_logcumsumexp_vector_paths(tally::scan_accuracy accuracy = tally::scan
     const int digits = std::numeric_limits<T>::digits;
     return std::fabs(static_cast<long double>(got) - want) <= ulps * std::ldexp(1.0L, std::ilogb(scale) - digits + 1);
   };
-  for (const std::size_t cols : {std::size_t{3000}, std::size_t{1027}}) {
-    const std::size_t rows = 37;
+  // Long lines and wide rows; packed short lines (gathered tiles, a first vector or row
+  // that starts from its first element) and narrow columns.
+  const std::pair<std::size_t, std::size_t> shapes[] = {{37, 3000}, {37, 1027}, {700, 1}, {700, 2}, {700, 3},
+                                                        {700, 5},   {700, 8},   {700, 15}, {700, 16}, {700, 17},
+                                                        {300, 31},  {300, 33},  {300, 64}, {100, 65}};
+  for (const auto& [rows, cols] : shapes) {
     std::vector<T> x(rows * cols);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = value(i % cols);
     for (const bool in_place : {false, true})
       for (const int axis : {0, 1})
         for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing}) {
-          INFO("cols " << cols << " axis " << axis << " decreasing " << (direction == tally::axis_direction::decreasing)
+          INFO("rows " << rows << " cols " << cols << " axis " << axis << " decreasing " << (direction == tally::axis_direction::decreasing)
                        << " in place " << in_place);
           std::vector<T> y = in_place ? x : std::vector<T>(x.size());
           const T* in = in_place ? y.data() : x.data();

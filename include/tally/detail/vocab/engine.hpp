@@ -307,6 +307,16 @@ inline constexpr bool resumable_rows<Op, std::void_t<decltype(vector_rows<Op>::s
     std::declval<const row_tile<typename Op::in_type, typename Op::out_type>&>(),
     std::declval<const typename Op::state_type*>(), std::declval<typename Op::state_type*>()))>> = true;
 
+/// Whether the operator's row form takes gathered tiles of short lines (one chunk of
+/// rows, no carries) without resuming from carries, and of any length: its combine costs
+/// far more than the two transposes (logcumsumexp: an exp and a log per element). Declared
+/// by the row form as `static constexpr bool gathers_short_lines = true;`.
+template <class Op, class = void>
+inline constexpr bool gathers_short_lines = false;
+template <class Op>
+inline constexpr bool gathers_short_lines<Op, std::void_t<decltype(vector_rows<Op>::gathers_short_lines)>> =
+    vector_rows<Op>::gathers_short_lines;
+
 /// The length from which lines take their line form rather than tiles of neighbouring
 /// lines (see short_line_length): the one rule for the engine (tile_dim_of) and the
 /// small-call path (small_exact.hpp), whose bits must agree. `multi_line`: the lines can
@@ -317,7 +327,7 @@ std::size_t line_form_length(std::size_t lines, bool multi_line, bool packed, bo
   if constexpr (multi_line_form<Op>)
     if (lines > 1 && multi_line && !has_index && !has_resets)
       if (const std::size_t from = vector_line<Op>::shortest_line(packed); from != 0) return from;
-  const bool gathered = resumable_rows<Op> && std::is_same_v<typename Op::in_type, float> &&
+  const bool gathered = (resumable_rows<Op> || gathers_short_lines<Op>) && std::is_same_v<typename Op::in_type, float> &&
                         std::is_same_v<typename Op::out_type, float> && !has_index && !has_resets && lines > 1;
   return gathered ? gathered_short_line_length : short_line_length;
 }
@@ -663,18 +673,21 @@ inline constexpr std::size_t gathered_lines = 256, gathered_depth = 64;
 /// one side; short lines, on both).
 template <class Op>
 bool gathered_layout(const layout& l, const std::ptrdiff_t* step) noexcept {
-  if constexpr (!resumable_rows<Op>) {
+  if constexpr (!resumable_rows<Op> && !gathers_short_lines<Op>) {
     (void)l, (void)step;
     return false;
   } else {
     if (l.has_index || l.has_resets || l.length == 0) return false;
+    if (!resumable_rows<Op> && (l.length > gathered_depth || l.has_starts || l.has_ends)) return false;
     const bool in_ok = step[in_slot] == 1 || magnitude(l.axis[in_slot]) == 1;
     const bool out_ok = step[out_slot] == 1 || magnitude(l.axis[out_slot]) == 1;
     // Short lines go through two transposes, vector ones from 8 rows: shorter lines are
     // faster in the generic loops (exact float32 [4M, 4]: 50 ms there, 58 ms gathered;
-    // [2M, 8]: 46 and 32 ms; [1M, 15]: 59 and 33 ms).
+    // [2M, 8]: 46 and 32 ms; [1M, 15]: 59 and 33 ms), unless the operator's combine is
+    // the greater cost (gathers_short_lines).
     const bool both = step[in_slot] != 1 && step[out_slot] != 1;
-    return in_ok && out_ok && (step[in_slot] != 1 || step[out_slot] != 1) && !(both && l.length < 8);
+    return in_ok && out_ok && (step[in_slot] != 1 || step[out_slot] != 1) &&
+           !(both && l.length < 8 && !gathers_short_lines<Op>);
   }
 }
 
@@ -721,8 +734,10 @@ bool scan_tile_gathered(const Op& op, const layout& l, pointers<Op> p, const std
     c.length = rows;
     c.include_initial = initial;
     pointers<Op> q;
-    q.starts = first ? p.starts : running + (chunk + 1) % 2 * count;
-    q.ends = running + chunk % 2 * count;
+    if constexpr (resumable_rows<Op>) {
+      q.starts = first ? p.starts : running + (chunk + 1) % 2 * count;
+      q.ends = running + chunk % 2 * count;
+    }  // (else one chunk without carries: gathered_layout)
     chunk_step[starts_slot] = first && p.starts ? step[starts_slot] : 1;
     if (in_buffer) {
       const In* rows_in = p.in + static_cast<std::ptrdiff_t>(k0) * l.axis[in_slot];
@@ -765,7 +780,7 @@ template <class Op>
 void scan_tile(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff_t* step, std::size_t count) {
   if constexpr (vector_rows<Op>::exists) {
     if (scan_tile_rows(op, l, p, step, count)) return;
-    if constexpr (resumable_rows<Op>) {
+    if constexpr (resumable_rows<Op> || gathers_short_lines<Op>) {
       if (gathered_layout<Op>(l, step)) {
         gathered_buffers<Op> buffers(l, step, (std::min)(gathered_lines, count));
         bool done = buffers.ready;

@@ -287,6 +287,9 @@ template <class T, bool Fast>
 struct vector_rows<logcumsumexp_op<T, Fast>> {
   static constexpr bool exists = std::is_same_v<T, float> || std::is_same_v<T, double>;
   static constexpr std::size_t max_lines = logsumexp_tile_capacity;
+  /// Short lines go through gathered tiles whatever their length (the engine's
+  /// gathers_short_lines): an exp and a log per element cost far more than the transposes.
+  static constexpr bool gathers_short_lines = true;
   /// Scans `count` neighbouring lines (unit steps between them), n rows, when the CPU has
   /// AVX2 (lanes: logsumexp_line_on). (Compute-bound: plain stores.)
   static bool scan(const row_tile<T, T>& t) noexcept {

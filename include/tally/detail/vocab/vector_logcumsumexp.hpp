@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 
 #include "../ops/logcumsumexp.hpp"
 #include "prefetch.hpp"
@@ -76,6 +77,10 @@ struct lanes4 {
   TALLY_TARGET_AVX2 static bool any_beyond(const reg& v, double limit) {
     return _mm256_movemask_pd(_mm256_cmp_pd(v, _mm256_set1_pd(limit), _CMP_NLE_UQ)) != 0;
   }
+  /// True when some lane is at most `limit` or unordered.
+  TALLY_TARGET_AVX2 static bool any_not_above(const reg& v, double limit) {
+    return _mm256_movemask_pd(_mm256_cmp_pd(v, _mm256_set1_pd(limit), _CMP_NGT_UQ)) != 0;
+  }
   TALLY_TARGET_AVX2 static void reverse(reg& v) { v = _mm256_permute4x64_pd(v, _MM_SHUFFLE(0, 1, 2, 3)); }
   /// The inclusive prefix sums of the lanes, in place.
   TALLY_TARGET_AVX2 static void prefix_sum(reg& v) {
@@ -104,6 +109,9 @@ struct lanes8 {
   TALLY_TARGET_AVX512 static void log(reg& r, const reg& v) { r = log_pd(v); }
   TALLY_TARGET_AVX512 static bool any_beyond(const reg& v, double limit) {
     return _mm512_cmp_pd_mask(v, _mm512_set1_pd(limit), _CMP_NLE_UQ) != 0;
+  }
+  TALLY_TARGET_AVX512 static bool any_not_above(const reg& v, double limit) {
+    return _mm512_cmp_pd_mask(v, _mm512_set1_pd(limit), _CMP_NGT_UQ) != 0;
   }
   TALLY_TARGET_AVX512 static void reverse(reg& v) {
     v = _mm512_permutexvar_pd(_mm512_setr_epi64(7, 6, 5, 4, 3, 2, 1, 0), v);
@@ -143,8 +151,9 @@ inline void scalar_combine(double& base, double& sum, T x) noexcept {
 //
 // Their operations: broadcast(b, base), load / store of elements, load_aligned /
 // store_aligned of bases, reverse, beyond(x, b, limit) (some lane's x - b above limit or
-// unordered), exp_difference(t, x, b), to_sums(parts, t) (the terms widened into the
-// parts) and values(y, b, parts) (b + log(sum), T's rounding after the store).
+// unordered), any_not_above(x, limit) (some lane's x at most limit or unordered),
+// exp_difference(t, x, b), to_sums(parts, t) (the terms widened into the parts) and
+// values(y, b, parts) (b + log(sum), T's rounding after the store).
 
 /// Elements in the double lanes of D (lanes4 or lanes8).
 template <class D>
@@ -170,6 +179,7 @@ struct logsumexp_in_double {
     D::sub(d, x, b);
     return D::any_beyond(d, limit);
   }
+  static bool any_not_above(const reg& x, double limit) { return D::any_not_above(x, limit); }
   static void exp_difference(reg& t, const reg& x, const reg& b) {
     D::sub(t, x, b);
     D::exp(t, t);
@@ -199,6 +209,9 @@ struct logsumexp_in_float8 {
     const __m256 over = _mm256_cmp_ps(_mm256_sub_ps(x, b), _mm256_set1_ps(static_cast<float>(limit)), _CMP_NLE_UQ);
     return _mm256_movemask_ps(over) != 0;
   }
+  TALLY_TARGET_AVX2 static bool any_not_above(const reg& x, double limit) {
+    return _mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(static_cast<float>(limit)), _CMP_NGT_UQ)) != 0;
+  }
   TALLY_TARGET_AVX2 static void exp_difference(reg& t, const reg& x, const reg& b) { t = vocab::exp_difference(x, b); }
   TALLY_TARGET_AVX2 static void to_sums(__m256d* parts, const reg& t) {
     parts[0] = _mm256_cvtps_pd(_mm256_castps256_ps128(t));
@@ -225,6 +238,9 @@ struct logsumexp_in_float16 {
   }
   TALLY_TARGET_AVX512 static bool beyond(const reg& x, const reg& b, double limit) {
     return _mm512_cmp_ps_mask(_mm512_sub_ps(x, b), _mm512_set1_ps(static_cast<float>(limit)), _CMP_NLE_UQ) != 0;
+  }
+  TALLY_TARGET_AVX512 static bool any_not_above(const reg& x, double limit) {
+    return _mm512_cmp_ps_mask(x, _mm512_set1_ps(static_cast<float>(limit)), _CMP_NGT_UQ) != 0;
   }
   TALLY_TARGET_AVX512 static void exp_difference(reg& t, const reg& x, const reg& b) {
     t = vocab::exp_difference(x, b);
@@ -300,6 +316,11 @@ inline void logsumexp_line(const T* in, T* out, std::size_t n) {
   alignas(64) double sums[logsumexp_piece];
   typename L::reg x, b, terms;
   typename D::reg run, parts[L::parts];
+  // A finite first element is the base, a sum of 0 before it: its term exp(0) = 1 makes
+  // the scalar combine's first state {x0, 1}, and the first vector need not go through the
+  // scalar combine as a base of -inf would make it (all of a line of one vector).
+  if (n >= width && in[0] > -std::numeric_limits<T>::infinity() && in[0] < std::numeric_limits<T>::infinity())
+    base = static_cast<double>(in[0]), sum = 0;
   D::broadcast(run, sum);  // the running sum in every lane
   L::broadcast(b, base);
   std::size_t k = 0;
@@ -338,7 +359,9 @@ inline void logsumexp_line(const T* in, T* out, std::size_t n) {
 
 /// `count` (at most logsumexp_tile_capacity) neighbouring lines, next to each other in
 /// memory, n rows `in_row` / `out_row` elements apart: one line per lane; each row first
-/// combined into the states (exp), then written (log).
+/// combined into the states (exp), then written (log). The first row's states are its
+/// elements with sums of 1, no exp (lines of a few elements, gathered: a scalar combine
+/// for each element of the first row was a third of [4M, 4]'s time).
 template <class L, class T>
 inline void logsumexp_rows(const T* in, T* out, std::size_t count, std::size_t n, std::ptrdiff_t in_row,
                            std::ptrdiff_t out_row, const T* next_in) {
@@ -367,9 +390,19 @@ inline void logsumexp_rows(const T* in, T* out, std::size_t count, std::size_t n
       // at its start stalled the loop: 4096 x 4096 float, AVX-512, fast 12.5 -> 8.6 ms,
       // exact 23.2 -> 17.3 ms).
       prefetch_in_row<T>(ahead, j);
-      L::load_aligned(b, base + j);
       L::load(x, in + j);
-      if (L::beyond(x, b, limit)) {  // also the first row: the bases are -inf
+      if (k == 0) {  // the states {x, 1} (the scalar combine's first), unless x is -inf or NaN
+        if (L::any_not_above(x, -std::numeric_limits<double>::infinity())) {
+          for (std::size_t i = j; i < j + width; ++i) combine(i, in[i]);
+          continue;
+        }
+        L::store_aligned(base + j, x);
+        D::broadcast(s, 1);
+        for (std::size_t p = 0; p < L::parts; ++p) D::store_aligned(sum + j + p * D::width, s);
+        continue;
+      }
+      L::load_aligned(b, base + j);
+      if (L::beyond(x, b, limit)) {
         for (std::size_t i = j; i < j + width; ++i) combine(i, in[i]);
         continue;
       }
