@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "catch.hpp"
@@ -288,6 +289,43 @@ TEST_CASE("shapes: real-valued short lines and narrow columns give the same bits
         }
       }
     }
+}
+
+/// Packed short lines of real data in the fast mode: every line has the bits it has when
+/// the lines around it are scanned in other calls (the rows split at several places), so
+/// neither tiles nor threads nor a staged copy of some of the lines (nancumsum's) can
+/// change a result. The lines at a call's end that no whole vector covers once took a
+/// sequential loop, other bits than the vector scan's.
+template <class T>
+void check_short_lines_independent_of_their_neighbours(rng_t& rng) {
+  const std::size_t rows = 500;
+  for (const std::size_t cols : {2, 3, 4, 5, 6, 7, 8, 12, 13, 24, 33})
+    for (const bool decreasing : {false, true})
+      for (const bool exclusive : {false, true}) {
+        std::vector<T> x(rows * cols), whole(x.size()), parts(x.size());
+        // Values off any coarse grid, so that sums grouped otherwise round otherwise.
+        for (T& v : x) v = T(static_cast<float>(tally_test::unit(rng) * 8 - 4));
+        tally::scan_options o(decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing,
+                              exclusive);
+        o.accuracy = tally::scan_accuracy::fast;
+        tally::cumsum<T>(tally::tensor_view<const T>(x.data(), {rows, cols}),
+                         tally::tensor_view<T>(whole.data(), {rows, cols}), 1, o);
+        // (Not a lone line: that is a 1-D call, whose bits are the line kernel's.)
+        for (const std::size_t split : {std::size_t{2}, std::size_t{7}, std::size_t{250}, rows - 2}) {
+          for (const auto& [from, to] : {std::pair<std::size_t, std::size_t>{0, split}, {split, rows}})
+            tally::cumsum<T>(tally::tensor_view<const T>(x.data() + from * cols, {to - from, cols}),
+                             tally::tensor_view<T>(parts.data() + from * cols, {to - from, cols}), 1, o);
+          INFO("cols " << cols << " decreasing " << decreasing << " exclusive " << exclusive << " split " << split);
+          CHECK(tally_test::first_difference(whole, parts) == whole.size());
+        }
+      }
+}
+
+TEST_CASE("shapes: a short line's bits do not depend on the lines that share its call", "[shapes]") {
+  rng_t rng(0x51de);
+  check_short_lines_independent_of_their_neighbours<float>(rng);
+  check_short_lines_independent_of_their_neighbours<double>(rng);
+  check_short_lines_independent_of_their_neighbours<tally::half>(rng);
 }
 
 /// Float products of real data with special values mixed in: where the sequential loop

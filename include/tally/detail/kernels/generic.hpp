@@ -584,6 +584,24 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
   writer.flush();
 }
 
+/// The lines at a region's end that a whole vector would reach past, up to `k` at a time
+/// (lines first to first + k of `count`) staged in a vector on the stack: the lines at its
+/// scan-order start, the lanes past them zero. The caller scans `lanes` with the
+/// in-register scan that the lines before took, so a line's bits are those of every other
+/// line of its length, whatever lines share its call (a tile, a thread's share, a staged
+/// piece): the plain loop that took these lines before folded them in sequence, other
+/// bits than the vector's.
+template <class T, std::size_t W>
+struct staged_lines {
+  alignas(64) T lanes[W] = {};
+  std::size_t at, elements, first_lane;
+  staged_lines(const T* in, std::size_t n, std::size_t first, std::size_t count, std::size_t k, bool reverse) noexcept
+      : at(first * n), elements((std::min)(k, count - first) * n), first_lane(reverse ? W - elements : 0) {
+    std::copy(in + at, in + at + elements, lanes + first_lane);
+  }
+  void write(T* out) const noexcept { std::copy(lanes + first_lane, lanes + first_lane + elements, out + at); }
+};
+
 /// Packed lines shorter than a vector, as many whole lines a vector as fit (k = W / n;
 /// one line a vector above W / 2): each vector starts on a line start, so every vector has
 /// its lanes at the same places in their lines and the masks of the segmented steps are
@@ -591,7 +609,7 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
 /// the k lines (fewer than n: the next vector's first line's) come out wrong and are
 /// written again by the next vector's store, later in the loop; the next vector is loaded
 /// before this one is stored, so in place works too, and the last vector stores its own
-/// lanes only. Lines whose vector would reach outside the region take the plain loop.
+/// lanes only. Lines whose vector would reach outside the region go through staged_lines.
 /// This replaced one stream of vectors scanned with masks made for each vector from where
 /// lines start (on AVX2 each mask built from lane bits with compares): 16M elements in
 /// lines of n with AVX2, x memcpy, float32 n = 3 1.5 -> 0.7, n = 7 1.9 -> 1.15; int16 n =
@@ -651,9 +669,12 @@ TALLY_SIMD_TARGET void scan_lines_in_vectors(const T* in, T* out, std::size_t n,
     std::copy(last + first, last + first + g, out + at(vectors - 1) + first);
   }
   const std::size_t rest = count - vectors * k;  // lines past the last vector in scan order
-  if (rest > 0)
-    scalar::scan_short_lines<Op, T>(Reverse ? in : in + vectors * g, Reverse ? out : out + vectors * g, n, rest,
-                                    Reverse, exclusive, false);
+  for (std::size_t line = 0; line < rest; line += k) {
+    staged_lines<T, W> s(Reverse ? in : in + vectors * g, n, line, rest, k, Reverse);
+    V::store(s.lanes, scan_lines_in_vector<Op, T, Reverse, OneLine, V>(V::load(s.lanes), n, steps, starts, exclusive,
+                                                                        empty));
+    s.write(Reverse ? out : out + vectors * g);
+  }
 }
 
 template <class Op, class T, class V>
@@ -732,8 +753,8 @@ inline constexpr int group_max<V, std::void_t<decltype(V::group_max)>> = V::grou
 
 /// Packed lines of N elements, N dividing a vector's 128-bit half (group_max): every
 /// vector holds whole lines at the same lanes, so each is one group scan, with no carry
-/// between vectors. The last elements (fewer than a vector: whole lines) take the plain
-/// loop. Same sums as scan_short_lines_dir's steps for these lines.
+/// between vectors. The last elements (fewer than a vector: whole lines) go through
+/// staged_lines.
 template <class Op, class T, bool Reverse, int N>
 TALLY_SIMD_TARGET void scan_short_groups(const T* in, T* out, std::size_t count, bool exclusive, bool stream) noexcept {
   using V = line_vec_for<Op, T>;
@@ -750,8 +771,14 @@ TALLY_SIMD_TARGET void scan_short_groups(const T* in, T* out, std::size_t count,
   }
   writer.flush();
   const std::size_t rest = (total - k) / N;  // lines left in scan order: the first in memory when Reverse
-  if (rest > 0)
-    scalar::scan_short_lines<Op, T>(Reverse ? in : in + k, Reverse ? out : out + k, N, rest, Reverse, exclusive, false);
+  for (std::size_t line = 0; line < rest; line += W / N) {
+    staged_lines<T, W> s(Reverse ? in : in + k, N, line, rest, W / N, Reverse);
+    typename V::reg x = Reverse ? V::reverse(V::load(s.lanes)) : V::load(s.lanes);
+    x = V::template scan_groups<Op, N>(x);
+    if (exclusive) x = V::template shift_in_groups<N>(x, empty);
+    V::store(s.lanes, Reverse ? V::reverse(x) : x);
+    s.write(Reverse ? out : out + k);
+  }
 }
 
 template <class Op, class T, int N>
