@@ -477,6 +477,52 @@ TEST_CASE("nancumsum and nancumprod: cumsum / cumprod of the NaN-free input, bit
   check_nan_skipping_matches_cleaned_input<tally::half>();
 }
 
+/// nancumsum / nancumprod in the fast mode on packed short lines (many lines a call: the
+/// SIMD engine's short-lines kernel on NaN-free copies), on 1 and 2 threads: the bits of
+/// cumsum / cumprod of the input with NaN replaced, in the same mode.
+template <class T>
+void check_nan_skipping_short_lines() {
+  rng_t rng(37);
+  for (const std::size_t cols : {2, 3, 4, 5, 7, 8, 12, 16, 24, 33, 64, 256, 300}) {
+    const std::size_t rows = (std::size_t{1} << 17) / cols + 37;  // two parts on 2 threads
+    std::vector<T> x(rows * cols);
+    for (T& v : x) v = T(static_cast<float>(tally_test::one_in(rng, 13) ? std::numeric_limits<float>::quiet_NaN()
+                                                                        : (tally_test::unit(rng) - 0.5) * 2.5));
+    for (const bool product : {false, true}) {
+      std::vector<T> cleaned(x);
+      for (T& v : cleaned)
+        if (std::isnan(static_cast<float>(v))) v = T(product ? 1.0f : 0.0f);
+      for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing})
+        for (const bool in_place : {false, true})
+          for (const unsigned threads : {1u, 2u}) {
+            INFO("cols " << cols << " product " << product << " decreasing "
+                         << (direction == tally::axis_direction::decreasing) << " in place " << in_place
+                         << " threads " << threads);
+            tally::scan_options o(direction, false, threads);
+            o.accuracy = tally::scan_accuracy::fast;
+            std::vector<T> want(x.size()), got = in_place ? x : std::vector<T>(x.size());
+            const tensor_view<const T> from(in_place ? got.data() : x.data(), {rows, cols});
+            const tensor_view<T> to(got.data(), {rows, cols}), reference(want.data(), {rows, cols});
+            const tensor_view<const T> clean(cleaned.data(), {rows, cols});
+            if (product) {
+              tally::nancumprod<T>(from, to, 1, o);
+              tally::cumprod<T>(clean, reference, 1, o);
+            } else {
+              tally::nancumsum<T>(from, to, 1, o);
+              tally::cumsum<T>(clean, reference, 1, o);
+            }
+            CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(T)) == 0);
+          }
+    }
+  }
+}
+
+TEST_CASE("nancumsum and nancumprod, fast mode, packed short lines: cumsum / cumprod of the NaN-free input, bitwise") {
+  check_nan_skipping_short_lines<float>();
+  check_nan_skipping_short_lines<double>();
+  check_nan_skipping_short_lines<tally::half>();
+}
+
 // Vector forms on an output large enough to be streamed (16 MiB, at three alignments, 1 and
 // 2 threads): cummax, cummin with indices, nancumsum and segmented cumsum equal sequential
 // folds bitwise.

@@ -56,8 +56,9 @@ inline constexpr std::size_t tile_lines = std::min<std::size_t>(512, std::max<st
 /// are gathered with the SIMD transposes (scan_tile_gathered: float row forms that resume
 /// from carries, no indices or resets). Exact float32 sums of 16M elements in lines of L,
 /// one line form call per line / gathered tiles, ms: L = 16 50 / 15, 24 40 / 18, 31 36.5 /
-/// 18; in tiles, the forms without gathered tiles (cummax, logcumsumexp) took 1.2x-2.6x
-/// longer, and double sums (scalar transposes) up to 1.6x.
+/// 18; in tiles, the forms without gathered tiles (cummax) took 1.2x-2.6x longer, and
+/// double sums (scalar transposes) up to 1.6x. (logcumsumexp takes gathered tiles at every
+/// length below gathered_short_line_length: gathers_short_lines.)
 /// (Lines that take a multi-line form, vector_line's scan_lines, start where it says.)
 inline constexpr std::size_t short_line_length = 16, gathered_short_line_length = 32;
 
