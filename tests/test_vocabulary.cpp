@@ -395,6 +395,23 @@ TEST_CASE("nancumsum and nancumprod: NaN counts as +0 and 1, with any output typ
   check_arithmetic<std::complex<double>, std::complex<double>>(35, scan_op::sum, true);
 }
 
+/// n values in [-1.25, 1.25), about one in 13 NaN.
+template <class T>
+std::vector<T> values_with_nan(rng_t& rng, std::size_t n) {
+  std::vector<T> x(n);
+  for (T& v : x) v = T(static_cast<float>(tally_test::one_in(rng, 13) ? std::numeric_limits<float>::quiet_NaN()
+                                                                      : (tally_test::unit(rng) - 0.5) * 2.5));
+  return x;
+}
+
+/// x with its NaNs replaced by +0 (sums) or 1 (products).
+template <class T>
+std::vector<T> nan_replaced(std::vector<T> x, bool product) {
+  for (T& v : x)
+    if (std::isnan(static_cast<float>(v))) v = T(product ? 1.0f : 0.0f);
+  return x;
+}
+
 /// nancumsum / nancumprod of T on long lines (several blocks, and a tail under every
 /// vector width) and on tiles of neighbouring lines, both directions, in place too: the
 /// same bits as cumsum / cumprod of the input with NaN replaced by +0 / 1 (the SIMD
@@ -403,13 +420,9 @@ template <class T>
 void check_nan_skipping_matches_cleaned_input() {
   rng_t rng(36);
   const std::size_t rows = 19, cols = 9001;
-  std::vector<T> x(rows * cols);
-  for (T& v : x) v = T(static_cast<float>(tally_test::one_in(rng, 13) ? std::numeric_limits<float>::quiet_NaN()
-                                                                      : (tally_test::unit(rng) - 0.5) * 2.5));
+  const std::vector<T> x = values_with_nan<T>(rng, rows * cols);
   for (const bool product : {false, true}) {
-    std::vector<T> cleaned(x);
-    for (T& v : cleaned)
-      if (std::isnan(static_cast<float>(v))) v = T(product ? 1.0f : 0.0f);
+    const std::vector<T> cleaned = nan_replaced(x, product);
     for (const int axis : {0, 1})
       for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing})
         for (const bool in_place : {false, true}) {
@@ -485,13 +498,9 @@ void check_nan_skipping_short_lines() {
   rng_t rng(37);
   for (const std::size_t cols : {2, 3, 4, 5, 7, 8, 12, 16, 24, 33, 64, 256, 300}) {
     const std::size_t rows = (std::size_t{1} << 17) / cols + 37;  // two parts on 2 threads
-    std::vector<T> x(rows * cols);
-    for (T& v : x) v = T(static_cast<float>(tally_test::one_in(rng, 13) ? std::numeric_limits<float>::quiet_NaN()
-                                                                        : (tally_test::unit(rng) - 0.5) * 2.5));
+    const std::vector<T> x = values_with_nan<T>(rng, rows * cols);
     for (const bool product : {false, true}) {
-      std::vector<T> cleaned(x);
-      for (T& v : cleaned)
-        if (std::isnan(static_cast<float>(v))) v = T(product ? 1.0f : 0.0f);
+      const std::vector<T> cleaned = nan_replaced(x, product);
       for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing})
         for (const bool in_place : {false, true})
           for (const unsigned threads : {1u, 2u}) {
