@@ -1000,7 +1000,8 @@ void check_logcumsumexp_vector_paths(tally::scan_accuracy accuracy = tally::scan
   const std::pair<std::size_t, std::size_t> shapes[] = {{37, 3000}, {37, 1027}, {700, 1}, {700, 2}, {700, 3},
                                                         {700, 5},   {700, 8},   {700, 15}, {700, 16}, {700, 17},
                                                         {300, 31},  {300, 33},  {300, 64}, {100, 65}};
-  for (const auto& [rows, cols] : shapes) {
+  for (const auto& shape : shapes) {
+    const std::size_t rows = shape.first, cols = shape.second;  // (lambdas below capture them: no bindings)
     std::vector<T> x(rows * cols);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = value(i % cols);
     for (const bool in_place : {false, true})
