@@ -870,6 +870,62 @@ TEST_CASE("cummax / cummin with indices along contiguous lines (the line form): 
           }
 }
 
+TEST_CASE("cummax / cummin values along packed lines of every length (one stream of vectors): the sequential fold") {
+  rng_t rng(39);
+  // Ties, signed zeros, and NaN of distinct payloads in some lines only: the first NaN's
+  // bits stick.
+  const auto value = [&](std::size_t line) {
+    if (line % 3 == 1 && tally_test::one_in(rng, 20)) {
+      const std::uint32_t bits = 0x7fc00000u | static_cast<std::uint32_t>(pick(rng, 1u << 20));
+      float nan;
+      std::memcpy(&nan, &bits, sizeof nan);
+      return nan;
+    }
+    if (tally_test::one_in(rng, 8)) return tally_test::one_in(rng, 2) ? -0.0f : 0.0f;
+    return static_cast<float>(static_cast<int>(pick(rng, 9)) - 4) * (line % 2 ? 0.5f : 1.0f);
+  };
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 1; n <= 40; ++n) lengths.push_back(n);
+  for (const std::size_t n : {47, 63, 64, 65, 100, 257}) lengths.push_back(n);
+  for (const std::size_t n : lengths) {
+    const std::size_t rows = 1 + (700 + n) / n;  // at least a few vectors, rarely a whole number of them
+    std::vector<float> x(rows * n);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = value(i / n);
+    std::vector<float> y(x.size() + 16);
+    for (const bool max : {true, false})
+      for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing})
+        for (const bool mirrored : {false, true})  // lines with stride -1
+          for (const bool in_place : {false, true})
+            for (const unsigned threads : {1u, 2u}) {
+              const bool down = direction == tally::axis_direction::decreasing;
+              INFO("n " << n << " max " << max << " decreasing " << down << " mirrored " << mirrored << " in place "
+                        << in_place << " threads " << threads);
+              std::fill(y.begin(), y.end(), 9.0f);
+              if (in_place) std::copy(x.begin(), x.end(), y.begin());
+              const std::ptrdiff_t step = mirrored ? -1 : 1, first = mirrored ? static_cast<std::ptrdiff_t>(n) - 1 : 0;
+              const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(n);
+              const tensor_view<const float> in((in_place ? y.data() : x.data()) + first, {rows, n}, {row, step});
+              const tensor_view<float> out(y.data() + first, {rows, n}, {row, step});
+              const scan_options o(direction, false, threads);
+              max ? tally::cummax<float>(in, out, 1, o) : tally::cummin<float>(in, out, 1, o);
+              std::size_t bad = 0;
+              for (std::size_t r = 0; r < rows; ++r) {
+                float m = 0;
+                for (std::size_t s = 0; s < n; ++s) {
+                  const std::size_t k = down ? n - 1 - s : s;  // the logical position
+                  const auto at = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(r * n) + first +
+                                                           step * static_cast<std::ptrdiff_t>(k));
+                  const float e = x[at];
+                  if (s == 0 || (!std::isnan(m) && (std::isnan(e) || (max ? e >= m : e <= m)))) m = e;
+                  bad += std::memcmp(&y[at], &m, sizeof m) != 0;
+                }
+              }
+              CHECK(bad == 0);
+              CHECK(y[rows * n] == 9.0f);  // nothing written past the output
+            }
+  }
+}
+
 TEST_CASE("complex and bfloat16 cumsum and cumprod") {
   check_arithmetic<std::complex<float>, std::complex<float>>(40, scan_op::sum, false);
   check_arithmetic<std::complex<double>, std::complex<double>>(41, scan_op::product, false);

@@ -1,0 +1,291 @@
+// cummax / cummin of float32 lines packed one after the other (AVX-512, AVX2): the region
+// is scanned as one stream of 16-lane (8-lane) vectors, each a segmented in-register scan whose lane
+// masks say where the lines start, then a combine with the running value (the last lane of
+// the vector before) in the lanes whose line started before the vector. A line costs no
+// call and no setup of its own, whatever its length. The operator keeps the sequential
+// fold's bits in any grouping (vector_lines.hpp): it is associative and always returns one
+// of its operands.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "../config.hpp"
+
+#if TALLY_X86_SIMD
+
+#include <immintrin.h>
+
+TALLY_BEGIN_NAMESPACE
+namespace detail {
+namespace vocab {
+
+TALLY_SIMD_WARNINGS_BEGIN
+
+/// Where a vector's lanes lie in their lines, as lane masks (bit i: lane i).
+struct line_lanes {
+  std::uint16_t step[4];  // lanes at position 1, 2, 4, 8 or more of their line: they combine with lane i - 1, 2, 4, 8
+  std::uint16_t carried;  // lanes whose line started before the vector: they combine with the running value
+};
+
+/// The lane masks of every vector a stream of packed lines can have, made once: for lines
+/// of n < W elements, the n / gcd(n, W) vectors after which the lanes' places repeat; for
+/// lines of W or more (at most one line start a vector), one entry by the lane a line
+/// starts at (W: none), the same for every such n.
+template <std::size_t W>
+struct line_lane_tables {
+  line_lanes lanes[W + 1][W + 1];  // [min(n, W)][vector]
+  std::size_t size[W + 1];
+
+  static const line_lane_tables& get() noexcept {
+    static const line_lane_tables tables;
+    return tables;
+  }
+
+ private:
+  line_lane_tables() noexcept : lanes{}, size{} {
+    for (std::size_t n = 1; n < W; ++n) {
+      std::size_t first = 0;
+      do {
+        lanes[n][size[n]++] = lanes_of(first, n);
+        first = (first + W) % n;
+      } while (first != 0);
+    }
+    for (std::size_t start = 0; start <= W; ++start) lanes[W][start] = lanes_of(start == 0 ? 0 : 2 * W - start, 2 * W);
+    size[W] = W + 1;
+  }
+  /// The masks of a vector whose lane 0 is at `first` of its line. A step reaches lanes
+  /// in the vector only.
+  static line_lanes lanes_of(std::size_t first, std::size_t n) noexcept {
+    line_lanes m{};
+    for (std::size_t i = 0; i < W; ++i) {
+      const std::size_t position = (first + i) % n;
+      for (std::size_t s = 0; s < 4; ++s)
+        if (position >= std::size_t{1} << s && i >= std::size_t{1} << s) m.step[s] |= static_cast<std::uint16_t>(1u << i);
+      if (position > i) m.carried |= static_cast<std::uint16_t>(1u << i);
+    }
+    return m;
+  }
+};
+
+/// Where the lanes of each vector of W lanes lie in a stream of lines of n elements, in
+/// turn, as an index into table() (line_lane_tables); for lines of W or more, found from
+/// where lane 0 is.
+template <std::size_t W>
+class packed_line_lanes {
+ public:
+  explicit packed_line_lanes(std::size_t n) noexcept
+      : n_(n),
+        table_(line_lane_tables<W>::get().lanes[(std::min)(n, W)]),
+        size_(line_lane_tables<W>::get().size[(std::min)(n, W)]) {}
+  std::size_t next() noexcept {
+    if (n_ < W) {
+      const std::size_t at = phase_;
+      phase_ = phase_ + 1 == size_ ? 0 : phase_ + 1;
+      return at;
+    }
+    const std::size_t start = first_ == 0 ? 0 : (std::min<std::size_t>)(W, n_ - first_);
+    first_ += W;
+    if (first_ >= n_) first_ -= n_;
+    return start;
+  }
+  const line_lanes* table() const noexcept { return table_; }
+  std::size_t size() const noexcept { return size_; }
+
+ private:
+  std::size_t n_;
+  const line_lanes* table_;
+  std::size_t size_, first_ = 0, phase_ = 0;
+};
+
+/// `earlier (op) x` in `lanes`, x elsewhere. MAXPS / MINPS return their second operand for
+/// ties and for a NaN in either; where `MayHoldNaN`, a NaN earlier is kept (the first NaN
+/// sticks).
+template <bool Max, bool MayHoldNaN>
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512 extremum_into(__m512 x, __mmask16 lanes, __m512 earlier) {
+  const __m512 r = Max ? _mm512_mask_max_ps(x, lanes, earlier, x) : _mm512_mask_min_ps(x, lanes, earlier, x);
+  if (!MayHoldNaN) return r;
+  return _mm512_mask_mov_ps(r, static_cast<__mmask16>(lanes & _mm512_cmp_ps_mask(earlier, earlier, _CMP_UNORD_Q)),
+                            earlier);
+}
+
+/// One segmented step: lanes in `lanes` (none below S) combine with the lane S below.
+template <bool Max, int S, bool MayHoldNaN>
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512 extremum_segmented_step(__m512 x, __mmask16 lanes) {
+  const __m512i bits = _mm512_castps_si512(x);
+  return extremum_into<Max, MayHoldNaN>(x, lanes, _mm512_castsi512_ps(_mm512_alignr_epi32(bits, bits, 16 - S)));
+}
+
+/// The segmented scan of a vector: the steps a line of n needs.
+template <bool Max, bool MayHoldNaN>
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512 extremum_segmented_scan(__m512 x, const line_lanes& m, std::size_t n) {
+  if (n > 1) x = extremum_segmented_step<Max, 1, MayHoldNaN>(x, m.step[0]);
+  if (n > 2) x = extremum_segmented_step<Max, 2, MayHoldNaN>(x, m.step[1]);
+  if (n > 4) x = extremum_segmented_step<Max, 4, MayHoldNaN>(x, m.step[2]);
+  if (n > 8) x = extremum_segmented_step<Max, 8, MayHoldNaN>(x, m.step[3]);
+  return x;
+}
+
+/// Two vectors of the stream (scan order) from the running value, which becomes the
+/// second one's last lane. The second takes the first one's last lane before the running
+/// value reaches either, so the loop-carried chain (a combine and a broadcast) is paid once
+/// per 32 elements; it takes the running value too where no line starts in the first.
+template <bool Max, bool MayHoldNaN>
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE void extremum_stream_pair(__m512& a, __m512& b, __m512& running,
+                                                                 const line_lanes& ma, const line_lanes& mb,
+                                                                 std::size_t n) {
+  const __m512i last = _mm512_set1_epi32(15);
+  a = extremum_segmented_scan<Max, MayHoldNaN>(a, ma, n);
+  b = extremum_segmented_scan<Max, MayHoldNaN>(b, mb, n);
+  b = extremum_into<Max, MayHoldNaN>(b, mb.carried, _mm512_permutexvar_ps(last, a));
+  a = extremum_into<Max, MayHoldNaN>(a, ma.carried, running);
+  b = extremum_into<Max, MayHoldNaN>(b, static_cast<__mmask16>(ma.carried == 0xffff ? mb.carried : 0), running);
+  running = _mm512_permutexvar_ps(last, b);
+}
+
+/// `total` elements from `in` (lowest address) to `out`: lines of n one after the other,
+/// each scanned upwards, or downwards (`Reverse`: the stream runs from the highest
+/// address, each vector's lanes reversed). In place allowed: each vector is loaded before
+/// it is stored, and no other vector touches its elements. Vectors whose lanes and running
+/// value hold no NaN (one compare tells) take MAXPS / MINPS alone.
+template <bool Max, bool Reverse>
+TALLY_TARGET_AVX512 void extremum_packed_lines_avx512(const float* in, float* out, std::size_t n, std::size_t total) {
+  const __m512i reversed = _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  packed_line_lanes<16> lanes(n);
+  __m512 running = _mm512_set1_ps(Max ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity());
+  // Vectors in scan order: vector j holds elements [16 j, 16 j + 16) of the stream.
+  const auto at = [total](std::size_t j) { return Reverse ? total - 16 * j - 16 : 16 * j; };
+  const std::size_t vectors = total / 16;
+  std::size_t j = 0;
+  for (; j + 2 <= vectors; j += 2) {
+    __m512 a = _mm512_loadu_ps(in + at(j)), b = _mm512_loadu_ps(in + at(j + 1));
+    if (Reverse) a = _mm512_permutexvar_ps(reversed, a), b = _mm512_permutexvar_ps(reversed, b);
+    const line_lanes &ma = lanes.table()[lanes.next()], &mb = lanes.table()[lanes.next()];
+    if ((_mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(running, running, _CMP_UNORD_Q)) == 0)
+      extremum_stream_pair<Max, false>(a, b, running, ma, mb, n);
+    else
+      extremum_stream_pair<Max, true>(a, b, running, ma, mb, n);
+    if (Reverse) a = _mm512_permutexvar_ps(reversed, a), b = _mm512_permutexvar_ps(reversed, b);
+    _mm512_storeu_ps(out + at(j), a);
+    _mm512_storeu_ps(out + at(j + 1), b);
+  }
+  // A last whole vector, and the elements after it in scan order (the lowest addresses
+  // when Reverse), fewer than a vector: staged, as the pair's first vector in scan order
+  // (the second one's lanes are not written).
+  const std::size_t rest = total - 16 * j;
+  if (rest == 0) return;
+  alignas(64) float staged[32] = {};
+  const std::size_t first_lane = Reverse ? 32 - rest : 0;
+  const float* const from = Reverse ? in : in + 16 * j;
+  std::copy(from, from + rest, staged + first_lane);
+  __m512 a = _mm512_load_ps(staged + (Reverse ? 16 : 0)), b = _mm512_load_ps(staged + (Reverse ? 0 : 16));
+  if (Reverse) a = _mm512_permutexvar_ps(reversed, a), b = _mm512_permutexvar_ps(reversed, b);
+  const line_lanes &ma = lanes.table()[lanes.next()], &mb = lanes.table()[lanes.next()];
+  extremum_stream_pair<Max, true>(a, b, running, ma, mb, n);
+  if (Reverse) a = _mm512_permutexvar_ps(reversed, a), b = _mm512_permutexvar_ps(reversed, b);
+  _mm512_store_ps(staged + (Reverse ? 16 : 0), a);
+  _mm512_store_ps(staged + (Reverse ? 0 : 16), b);
+  std::copy(staged + first_lane, staged + first_lane + rest, Reverse ? out : out + 16 * j);
+}
+
+/// The AVX2 form: 8 lanes, the masks as vectors (all ones in the lanes in the mask) and
+/// blends.
+struct line_lanes_avx2 {
+  __m256 step[3], carried;
+  bool carries_all;  // no line starts in the vector
+};
+
+/// A lane mask as a vector, from its bits.
+TALLY_TARGET_AVX2 inline __m256 lanes_avx2(std::uint16_t bits) {
+  const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  return _mm256_castsi256_ps(
+      _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lane_bit), lane_bit));
+}
+
+/// extremum_into in 8 lanes.
+template <bool Max, bool MayHoldNaN>
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256 extremum_into_avx2(__m256 x, __m256 lanes, __m256 earlier) {
+  __m256 pick = Max ? _mm256_max_ps(earlier, x) : _mm256_min_ps(earlier, x);
+  if (MayHoldNaN) pick = _mm256_blendv_ps(pick, earlier, _mm256_cmp_ps(earlier, earlier, _CMP_UNORD_Q));
+  return _mm256_blendv_ps(x, pick, lanes);
+}
+
+/// extremum_segmented_step in 8 lanes.
+template <bool Max, int S, bool MayHoldNaN>
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256 extremum_segmented_step_avx2(__m256 x, __m256 lanes) {
+  const __m256i from = _mm256_and_si256(_mm256_setr_epi32(8 - S, 9 - S, 10 - S, 11 - S, 12 - S, 13 - S, 14 - S, 15 - S),
+                                        _mm256_set1_epi32(7));  // lane i - S (lanes < S: masked out)
+  return extremum_into_avx2<Max, MayHoldNaN>(x, lanes, _mm256_permutevar8x32_ps(x, from));
+}
+
+/// extremum_stream_pair in 8 lanes (a line of n needs at most three steps in a vector).
+template <bool Max, bool MayHoldNaN>
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void extremum_stream_pair_avx2(__m256& a, __m256& b, __m256& running,
+                                                                    const line_lanes_avx2& ma,
+                                                                    const line_lanes_avx2& mb, std::size_t n) {
+  const __m256i last = _mm256_set1_epi32(7);
+  if (n > 1) a = extremum_segmented_step_avx2<Max, 1, MayHoldNaN>(a, ma.step[0]);
+  if (n > 1) b = extremum_segmented_step_avx2<Max, 1, MayHoldNaN>(b, mb.step[0]);
+  if (n > 2) a = extremum_segmented_step_avx2<Max, 2, MayHoldNaN>(a, ma.step[1]);
+  if (n > 2) b = extremum_segmented_step_avx2<Max, 2, MayHoldNaN>(b, mb.step[1]);
+  if (n > 4) a = extremum_segmented_step_avx2<Max, 4, MayHoldNaN>(a, ma.step[2]);
+  if (n > 4) b = extremum_segmented_step_avx2<Max, 4, MayHoldNaN>(b, mb.step[2]);
+  b = extremum_into_avx2<Max, MayHoldNaN>(b, mb.carried, _mm256_permutevar8x32_ps(a, last));
+  a = extremum_into_avx2<Max, MayHoldNaN>(a, ma.carried, running);
+  if (ma.carries_all) b = extremum_into_avx2<Max, MayHoldNaN>(b, mb.carried, running);
+  running = _mm256_permutevar8x32_ps(b, last);
+}
+
+/// extremum_packed_lines_avx512 in 8 lanes.
+template <bool Max, bool Reverse>
+TALLY_TARGET_AVX2 void extremum_packed_lines_avx2(const float* in, float* out, std::size_t n, std::size_t total) {
+  const __m256i reversed = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+  packed_line_lanes<8> lanes(n);
+  line_lanes_avx2 masks[9];
+  for (std::size_t i = 0; i < lanes.size(); ++i) {
+    const line_lanes& m = lanes.table()[i];
+    masks[i] = {{lanes_avx2(m.step[0]), lanes_avx2(m.step[1]), lanes_avx2(m.step[2])}, lanes_avx2(m.carried),
+                m.carried == 0xff};
+  }
+  __m256 running = _mm256_set1_ps(Max ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity());
+  const auto at = [total](std::size_t j) { return Reverse ? total - 8 * j - 8 : 8 * j; };
+  const std::size_t vectors = total / 8;
+  std::size_t j = 0;
+  for (; j + 2 <= vectors; j += 2) {
+    __m256 a = _mm256_loadu_ps(in + at(j)), b = _mm256_loadu_ps(in + at(j + 1));
+    if (Reverse) a = _mm256_permutevar8x32_ps(a, reversed), b = _mm256_permutevar8x32_ps(b, reversed);
+    const line_lanes_avx2 &ma = masks[lanes.next()], &mb = masks[lanes.next()];
+    if (_mm256_movemask_ps(_mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_UNORD_Q),
+                                        _mm256_cmp_ps(running, running, _CMP_UNORD_Q))) == 0)
+      extremum_stream_pair_avx2<Max, false>(a, b, running, ma, mb, n);
+    else
+      extremum_stream_pair_avx2<Max, true>(a, b, running, ma, mb, n);
+    if (Reverse) a = _mm256_permutevar8x32_ps(a, reversed), b = _mm256_permutevar8x32_ps(b, reversed);
+    _mm256_storeu_ps(out + at(j), a);
+    _mm256_storeu_ps(out + at(j + 1), b);
+  }
+  const std::size_t rest = total - 8 * j;
+  if (rest == 0) return;
+  alignas(32) float staged[16] = {};
+  const std::size_t first_lane = Reverse ? 16 - rest : 0;
+  const float* const from = Reverse ? in : in + 8 * j;
+  std::copy(from, from + rest, staged + first_lane);
+  __m256 a = _mm256_load_ps(staged + (Reverse ? 8 : 0)), b = _mm256_load_ps(staged + (Reverse ? 0 : 8));
+  if (Reverse) a = _mm256_permutevar8x32_ps(a, reversed), b = _mm256_permutevar8x32_ps(b, reversed);
+  const line_lanes_avx2 &ma = masks[lanes.next()], &mb = masks[lanes.next()];
+  extremum_stream_pair_avx2<Max, true>(a, b, running, ma, mb, n);
+  if (Reverse) a = _mm256_permutevar8x32_ps(a, reversed), b = _mm256_permutevar8x32_ps(b, reversed);
+  _mm256_store_ps(staged + (Reverse ? 8 : 0), a);
+  _mm256_store_ps(staged + (Reverse ? 0 : 8), b);
+  std::copy(staged + first_lane, staged + first_lane + rest, Reverse ? out : out + 8 * j);
+}
+
+TALLY_SIMD_WARNINGS_END
+
+}  // namespace vocab
+}  // namespace detail
+TALLY_END_NAMESPACE
+
+#endif
