@@ -870,28 +870,51 @@ TEST_CASE("cummax / cummin with indices along contiguous lines (the line form): 
           }
 }
 
-TEST_CASE("cummax / cummin values along packed lines of every length (one stream of vectors): the sequential fold") {
-  rng_t rng(39);
-  // Ties, signed zeros, and NaN of distinct payloads in some lines only: the first NaN's
-  // bits stick.
-  const auto value = [&](std::size_t line) {
+/// A value for the packed-lines test: for floats ties, signed zeros, and NaN of distinct
+/// payloads in some lines only (the first NaN's bits stick); for integers few distinct
+/// values on both sides of the top bit, where a signed / unsigned compare mix-up shows.
+template <class T>
+T extremum_test_value(rng_t& rng, std::size_t line) {
+  if constexpr (std::is_floating_point_v<T>) {
     if (line % 3 == 1 && tally_test::one_in(rng, 20)) {
-      const std::uint32_t bits = 0x7fc00000u | static_cast<std::uint32_t>(pick(rng, 1u << 20));
-      float nan;
+      using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+      const auto quiet = static_cast<U>(sizeof(T) == 4 ? 0x7fc00000ull : 0x7ff8000000000000ull);
+      const U bits = quiet | static_cast<U>(pick(rng, 1u << 20));
+      T nan;
       std::memcpy(&nan, &bits, sizeof nan);
       return nan;
     }
-    if (tally_test::one_in(rng, 8)) return tally_test::one_in(rng, 2) ? -0.0f : 0.0f;
-    return static_cast<float>(static_cast<int>(pick(rng, 9)) - 4) * (line % 2 ? 0.5f : 1.0f);
-  };
+    if (tally_test::one_in(rng, 8)) return tally_test::one_in(rng, 2) ? -T(0) : T(0);
+    return static_cast<T>(static_cast<int>(pick(rng, 9)) - 4) * (line % 2 ? T(0.5) : T(1));
+  } else {
+    using U = std::make_unsigned_t<T>;
+    const U bits = static_cast<U>(static_cast<U>(U{1} << (8 * sizeof(T) - 1)) + static_cast<U>(pick(rng, 9)) - U{4});
+    T value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+  }
+}
+
+template <class T>
+bool extremum_test_is_nan(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(x);
+  else
+    return (void)x, false;
+}
+
+template <class T>
+void check_extremum_packed_lines(std::uint64_t seed) {
+  rng_t rng(seed);
   std::vector<std::size_t> lengths;
   for (std::size_t n = 1; n <= 40; ++n) lengths.push_back(n);
   for (const std::size_t n : {47, 63, 64, 65, 100, 257}) lengths.push_back(n);
+  const T guard = static_cast<T>(9);
   for (const std::size_t n : lengths) {
     const std::size_t rows = 1 + (700 + n) / n;  // at least a few vectors, rarely a whole number of them
-    std::vector<float> x(rows * n);
-    for (std::size_t i = 0; i < x.size(); ++i) x[i] = value(i / n);
-    std::vector<float> y(x.size() + 16);
+    std::vector<T> x(rows * n);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = extremum_test_value<T>(rng, i / n);
+    std::vector<T> y(x.size() + 16);
     for (const bool max : {true, false})
       for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing})
         for (const bool mirrored : {false, true})  // lines with stride -1
@@ -900,30 +923,42 @@ TEST_CASE("cummax / cummin values along packed lines of every length (one stream
               const bool down = direction == tally::axis_direction::decreasing;
               INFO("n " << n << " max " << max << " decreasing " << down << " mirrored " << mirrored << " in place "
                         << in_place << " threads " << threads);
-              std::fill(y.begin(), y.end(), 9.0f);
+              std::fill(y.begin(), y.end(), guard);
               if (in_place) std::copy(x.begin(), x.end(), y.begin());
               const std::ptrdiff_t step = mirrored ? -1 : 1, first = mirrored ? static_cast<std::ptrdiff_t>(n) - 1 : 0;
               const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(n);
-              const tensor_view<const float> in((in_place ? y.data() : x.data()) + first, {rows, n}, {row, step});
-              const tensor_view<float> out(y.data() + first, {rows, n}, {row, step});
+              const tensor_view<const T> in((in_place ? y.data() : x.data()) + first, {rows, n}, {row, step});
+              const tensor_view<T> out(y.data() + first, {rows, n}, {row, step});
               const scan_options o(direction, false, threads);
-              max ? tally::cummax<float>(in, out, 1, o) : tally::cummin<float>(in, out, 1, o);
+              max ? tally::cummax<T>(in, out, 1, o) : tally::cummin<T>(in, out, 1, o);
               std::size_t bad = 0;
               for (std::size_t r = 0; r < rows; ++r) {
-                float m = 0;
+                T m{};
                 for (std::size_t s = 0; s < n; ++s) {
                   const std::size_t k = down ? n - 1 - s : s;  // the logical position
                   const auto at = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(r * n) + first +
                                                            step * static_cast<std::ptrdiff_t>(k));
-                  const float e = x[at];
-                  if (s == 0 || (!std::isnan(m) && (std::isnan(e) || (max ? e >= m : e <= m)))) m = e;
+                  const T e = x[at];
+                  if (s == 0 ||
+                      (!extremum_test_is_nan(m) && (extremum_test_is_nan(e) || (max ? e >= m : e <= m))))
+                    m = e;
                   bad += std::memcmp(&y[at], &m, sizeof m) != 0;
                 }
               }
               CHECK(bad == 0);
-              CHECK(y[rows * n] == 9.0f);  // nothing written past the output
+              CHECK(y[rows * n] == guard);  // nothing written past the output
             }
   }
+}
+
+TEST_CASE("cummax / cummin values along packed lines of every length (one stream of vectors): the sequential fold") {
+  check_extremum_packed_lines<float>(39);
+  check_extremum_packed_lines<double>(40);
+  check_extremum_packed_lines<std::int32_t>(41);
+  check_extremum_packed_lines<std::uint32_t>(42);
+  check_extremum_packed_lines<std::int64_t>(43);
+  check_extremum_packed_lines<std::uint64_t>(44);
+  check_extremum_packed_lines<std::int16_t>(45);  // (no vector form: the engine's loops)
 }
 
 TEST_CASE("complex and bfloat16 cumsum and cumprod") {

@@ -1,5 +1,5 @@
-// cummax / cummin of float32 lines packed one after the other (AVX-512, AVX2): the region
-// is scanned as one stream of 16-lane (8-lane) vectors, each a segmented in-register scan whose lane
+// cummax / cummin of lines packed one after the other (AVX-512: float, double, 32- and
+// 64-bit integers; AVX2: float): the region is scanned as one stream of vectors, each a segmented in-register scan whose lane
 // masks say where the lines start, then a combine with the running value (the last lane of
 // the vector before) in the lanes whose line started before the vector. A line costs no
 // call and no setup of its own, whatever its length. The operator keeps the sequential
@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "../config.hpp"
 
@@ -100,94 +101,190 @@ class packed_line_lanes {
   std::size_t size_, first_ = 0, phase_ = 0;
 };
 
-/// `earlier (op) x` in `lanes`, x elsewhere. MAXPS / MINPS return their second operand for
-/// ties and for a NaN in either; where `MayHoldNaN`, a NaN earlier is kept (the first NaN
-/// sticks).
-template <bool Max, bool MayHoldNaN>
-TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512 extremum_into(__m512 x, __mmask16 lanes, __m512 earlier) {
-  const __m512 r = Max ? _mm512_mask_max_ps(x, lanes, earlier, x) : _mm512_mask_min_ps(x, lanes, earlier, x);
+/// The AVX-512 lanes of an element type with a vector maximum and minimum: 16 floats or
+/// 32-bit integers, 8 doubles or 64-bit integers.
+template <class T>
+struct extremum_zmm {
+  static constexpr bool exists = false;
+};
+template <>
+struct extremum_zmm<float> {
+  static constexpr bool exists = true, floating = true;
+  static constexpr std::size_t width = 16;
+  using reg = __m512;
+  TALLY_TARGET_AVX512 static reg load(const float* p) { return _mm512_loadu_ps(p); }
+  TALLY_TARGET_AVX512 static void store(float* p, reg x) { _mm512_storeu_ps(p, x); }
+  TALLY_TARGET_AVX512 static reg broadcast(float a) { return _mm512_set1_ps(a); }
+  TALLY_TARGET_AVX512 static reg permute(__m512i at, reg x) { return _mm512_permutexvar_ps(at, x); }
+  template <int S>
+  TALLY_TARGET_AVX512 static reg rotate(reg x) {  // lane i: x[i - S mod 16]
+    const __m512i bits = _mm512_castps_si512(x);
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(bits, bits, 16 - S));
+  }
+  template <bool Max>
+  TALLY_TARGET_AVX512 static reg pick(reg x, __mmask16 lanes, reg earlier) {
+    return Max ? _mm512_mask_max_ps(x, lanes, earlier, x) : _mm512_mask_min_ps(x, lanes, earlier, x);
+  }
+  TALLY_TARGET_AVX512 static __mmask16 unordered(reg a, reg b) { return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q); }
+  TALLY_TARGET_AVX512 static reg move(reg x, __mmask16 lanes, reg from) { return _mm512_mask_mov_ps(x, lanes, from); }
+};
+template <>
+struct extremum_zmm<double> {
+  static constexpr bool exists = true, floating = true;
+  static constexpr std::size_t width = 8;
+  using reg = __m512d;
+  TALLY_TARGET_AVX512 static reg load(const double* p) { return _mm512_loadu_pd(p); }
+  TALLY_TARGET_AVX512 static void store(double* p, reg x) { _mm512_storeu_pd(p, x); }
+  TALLY_TARGET_AVX512 static reg broadcast(double a) { return _mm512_set1_pd(a); }
+  TALLY_TARGET_AVX512 static reg permute(__m512i at, reg x) { return _mm512_permutexvar_pd(at, x); }
+  template <int S>
+  TALLY_TARGET_AVX512 static reg rotate(reg x) {
+    const __m512i bits = _mm512_castpd_si512(x);
+    return _mm512_castsi512_pd(_mm512_alignr_epi64(bits, bits, 8 - S));
+  }
+  template <bool Max>
+  TALLY_TARGET_AVX512 static reg pick(reg x, __mmask16 lanes, reg earlier) {
+    const auto m = static_cast<__mmask8>(lanes);
+    return Max ? _mm512_mask_max_pd(x, m, earlier, x) : _mm512_mask_min_pd(x, m, earlier, x);
+  }
+  TALLY_TARGET_AVX512 static __mmask16 unordered(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_UNORD_Q); }
+  TALLY_TARGET_AVX512 static reg move(reg x, __mmask16 lanes, reg from) {
+    return _mm512_mask_mov_pd(x, static_cast<__mmask8>(lanes), from);
+  }
+};
+/// 32- and 64-bit integers: equal values are equal bits, and no NaN.
+template <class T, std::size_t Width>
+struct extremum_zmm_integers {
+  static constexpr bool exists = true, floating = false;
+  static constexpr std::size_t width = Width;
+  using reg = __m512i;
+  TALLY_TARGET_AVX512 static reg load(const T* p) { return _mm512_loadu_si512(p); }
+  TALLY_TARGET_AVX512 static void store(T* p, reg x) { _mm512_storeu_si512(p, x); }
+  TALLY_TARGET_AVX512 static reg broadcast(T a) {
+    return Width == 16 ? _mm512_set1_epi32(static_cast<int>(a)) : _mm512_set1_epi64(static_cast<long long>(a));
+  }
+  TALLY_TARGET_AVX512 static reg permute(__m512i at, reg x) {
+    return Width == 16 ? _mm512_permutexvar_epi32(at, x) : _mm512_permutexvar_epi64(at, x);
+  }
+  template <int S>
+  TALLY_TARGET_AVX512 static reg rotate(reg x) {
+    return Width == 16 ? _mm512_alignr_epi32(x, x, (16 - S) % 16) : _mm512_alignr_epi64(x, x, (8 - S) % 8);
+  }
+  template <bool Max>
+  TALLY_TARGET_AVX512 static reg pick(reg x, __mmask16 lanes, reg earlier) {
+    const auto m8 = static_cast<__mmask8>(lanes);
+    if constexpr (Width == 16 && std::is_signed_v<T>)
+      return Max ? _mm512_mask_max_epi32(x, lanes, earlier, x) : _mm512_mask_min_epi32(x, lanes, earlier, x);
+    else if constexpr (Width == 16)
+      return Max ? _mm512_mask_max_epu32(x, lanes, earlier, x) : _mm512_mask_min_epu32(x, lanes, earlier, x);
+    else if constexpr (std::is_signed_v<T>)
+      return Max ? _mm512_mask_max_epi64(x, m8, earlier, x) : _mm512_mask_min_epi64(x, m8, earlier, x);
+    else
+      return Max ? _mm512_mask_max_epu64(x, m8, earlier, x) : _mm512_mask_min_epu64(x, m8, earlier, x);
+  }
+  TALLY_TARGET_AVX512 static __mmask16 unordered(reg, reg) { return 0; }
+  TALLY_TARGET_AVX512 static reg move(reg x, __mmask16, reg) { return x; }
+};
+template <>
+struct extremum_zmm<std::int32_t> : extremum_zmm_integers<std::int32_t, 16> {};
+template <>
+struct extremum_zmm<std::uint32_t> : extremum_zmm_integers<std::uint32_t, 16> {};
+template <>
+struct extremum_zmm<std::int64_t> : extremum_zmm_integers<std::int64_t, 8> {};
+template <>
+struct extremum_zmm<std::uint64_t> : extremum_zmm_integers<std::uint64_t, 8> {};
+
+/// `earlier (op) x` in `lanes`, x elsewhere. MAXPS / MAXPD (MINPS / MINPD) return their
+/// second operand for ties and for a NaN in either; where `MayHoldNaN`, a NaN earlier is
+/// kept (the first NaN sticks).
+template <class Z, bool Max, bool MayHoldNaN>
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE typename Z::reg extremum_into(typename Z::reg x, __mmask16 lanes,
+                                                                    typename Z::reg earlier) {
+  const typename Z::reg r = Z::template pick<Max>(x, lanes, earlier);
   if (!MayHoldNaN) return r;
-  return _mm512_mask_mov_ps(r, static_cast<__mmask16>(lanes & _mm512_cmp_ps_mask(earlier, earlier, _CMP_UNORD_Q)),
-                            earlier);
+  return Z::move(r, static_cast<__mmask16>(lanes & Z::unordered(earlier, earlier)), earlier);
 }
 
-/// One segmented step: lanes in `lanes` (none below S) combine with the lane S below.
-template <bool Max, int S, bool MayHoldNaN>
-TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512 extremum_segmented_step(__m512 x, __mmask16 lanes) {
-  const __m512i bits = _mm512_castps_si512(x);
-  return extremum_into<Max, MayHoldNaN>(x, lanes, _mm512_castsi512_ps(_mm512_alignr_epi32(bits, bits, 16 - S)));
-}
-
-/// The segmented scan of a vector: the steps a line of n needs.
-template <bool Max, bool MayHoldNaN>
-TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512 extremum_segmented_scan(__m512 x, const line_lanes& m, std::size_t n) {
-  if (n > 1) x = extremum_segmented_step<Max, 1, MayHoldNaN>(x, m.step[0]);
-  if (n > 2) x = extremum_segmented_step<Max, 2, MayHoldNaN>(x, m.step[1]);
-  if (n > 4) x = extremum_segmented_step<Max, 4, MayHoldNaN>(x, m.step[2]);
-  if (n > 8) x = extremum_segmented_step<Max, 8, MayHoldNaN>(x, m.step[3]);
+/// The segmented scan of a vector, the steps a line of n needs: in step S, the lanes of
+/// `step` (none below S) combine with the lane S below.
+template <class Z, bool Max, bool MayHoldNaN>
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE typename Z::reg extremum_segmented_scan(typename Z::reg x, const line_lanes& m,
+                                                                              std::size_t n) {
+  if (n > 1) x = extremum_into<Z, Max, MayHoldNaN>(x, m.step[0], Z::template rotate<1>(x));
+  if (n > 2) x = extremum_into<Z, Max, MayHoldNaN>(x, m.step[1], Z::template rotate<2>(x));
+  if (n > 4) x = extremum_into<Z, Max, MayHoldNaN>(x, m.step[2], Z::template rotate<4>(x));
+  if constexpr (Z::width > 8)
+    if (n > 8) x = extremum_into<Z, Max, MayHoldNaN>(x, m.step[3], Z::template rotate<8>(x));
   return x;
 }
 
 /// Two vectors of the stream (scan order) from the running value, which becomes the
 /// second one's last lane. The second takes the first one's last lane before the running
 /// value reaches either, so the loop-carried chain (a combine and a broadcast) is paid once
-/// per 32 elements; it takes the running value too where no line starts in the first.
-template <bool Max, bool MayHoldNaN>
-TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE void extremum_stream_pair(__m512& a, __m512& b, __m512& running,
-                                                                 const line_lanes& ma, const line_lanes& mb,
-                                                                 std::size_t n) {
-  const __m512i last = _mm512_set1_epi32(15);
-  a = extremum_segmented_scan<Max, MayHoldNaN>(a, ma, n);
-  b = extremum_segmented_scan<Max, MayHoldNaN>(b, mb, n);
-  b = extremum_into<Max, MayHoldNaN>(b, mb.carried, _mm512_permutexvar_ps(last, a));
-  a = extremum_into<Max, MayHoldNaN>(a, ma.carried, running);
-  b = extremum_into<Max, MayHoldNaN>(b, static_cast<__mmask16>(ma.carried == 0xffff ? mb.carried : 0), running);
-  running = _mm512_permutexvar_ps(last, b);
+/// per two vectors; it takes the running value too where no line starts in the first.
+template <class Z, bool Max, bool MayHoldNaN>
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE void extremum_stream_pair(typename Z::reg& a, typename Z::reg& b,
+                                                                 typename Z::reg& running, const line_lanes& ma,
+                                                                 const line_lanes& mb, std::size_t n) {
+  constexpr auto all = static_cast<std::uint16_t>((1u << Z::width) - 1);
+  const __m512i last = Z::width == 16 ? _mm512_set1_epi32(15) : _mm512_set1_epi64(7);
+  a = extremum_segmented_scan<Z, Max, MayHoldNaN>(a, ma, n);
+  b = extremum_segmented_scan<Z, Max, MayHoldNaN>(b, mb, n);
+  b = extremum_into<Z, Max, MayHoldNaN>(b, mb.carried, Z::permute(last, a));
+  a = extremum_into<Z, Max, MayHoldNaN>(a, ma.carried, running);
+  b = extremum_into<Z, Max, MayHoldNaN>(b, static_cast<__mmask16>(ma.carried == all ? mb.carried : 0), running);
+  running = Z::permute(last, b);
 }
 
 /// `total` elements from `in` (lowest address) to `out`: lines of n one after the other,
 /// each scanned upwards, or downwards (`Reverse`: the stream runs from the highest
 /// address, each vector's lanes reversed). In place allowed: each vector is loaded before
 /// it is stored, and no other vector touches its elements. Vectors whose lanes and running
-/// value hold no NaN (one compare tells) take MAXPS / MINPS alone.
-template <bool Max, bool Reverse>
-TALLY_TARGET_AVX512 void extremum_packed_lines_avx512(const float* in, float* out, std::size_t n, std::size_t total) {
-  const __m512i reversed = _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  packed_line_lanes<16> lanes(n);
-  __m512 running = _mm512_set1_ps(Max ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity());
-  // Vectors in scan order: vector j holds elements [16 j, 16 j + 16) of the stream.
-  const auto at = [total](std::size_t j) { return Reverse ? total - 16 * j - 16 : 16 * j; };
-  const std::size_t vectors = total / 16;
+/// value hold no NaN (one compare tells) take the vector maximum (minimum) alone.
+template <class T, bool Max, bool Reverse>
+TALLY_TARGET_AVX512 void extremum_packed_lines_avx512(const T* in, T* out, std::size_t n, std::size_t total) {
+  using Z = extremum_zmm<T>;
+  using reg = typename Z::reg;
+  constexpr std::size_t W = Z::width;
+  const __m512i reversed = W == 16 ? _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+                                   : _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+  packed_line_lanes<W> lanes(n);
+  reg running = Z::broadcast(Max ? std::numeric_limits<T>::lowest() : (std::numeric_limits<T>::max)());
+  if constexpr (Z::floating)
+    running = Z::broadcast(Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity());
+  // Vectors in scan order: vector j holds elements [W j, W j + W) of the stream.
+  const auto at = [total](std::size_t j) { return Reverse ? total - W * j - W : W * j; };
+  const std::size_t vectors = total / W;
   std::size_t j = 0;
   for (; j + 2 <= vectors; j += 2) {
-    __m512 a = _mm512_loadu_ps(in + at(j)), b = _mm512_loadu_ps(in + at(j + 1));
-    if (Reverse) a = _mm512_permutexvar_ps(reversed, a), b = _mm512_permutexvar_ps(reversed, b);
+    reg a = Z::load(in + at(j)), b = Z::load(in + at(j + 1));
+    if (Reverse) a = Z::permute(reversed, a), b = Z::permute(reversed, b);
     const line_lanes &ma = lanes.table()[lanes.next()], &mb = lanes.table()[lanes.next()];
-    if ((_mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(running, running, _CMP_UNORD_Q)) == 0)
-      extremum_stream_pair<Max, false>(a, b, running, ma, mb, n);
+    if ((Z::unordered(a, b) | Z::unordered(running, running)) == 0)
+      extremum_stream_pair<Z, Max, false>(a, b, running, ma, mb, n);
     else
-      extremum_stream_pair<Max, true>(a, b, running, ma, mb, n);
-    if (Reverse) a = _mm512_permutexvar_ps(reversed, a), b = _mm512_permutexvar_ps(reversed, b);
-    _mm512_storeu_ps(out + at(j), a);
-    _mm512_storeu_ps(out + at(j + 1), b);
+      extremum_stream_pair<Z, Max, true>(a, b, running, ma, mb, n);
+    if (Reverse) a = Z::permute(reversed, a), b = Z::permute(reversed, b);
+    Z::store(out + at(j), a);
+    Z::store(out + at(j + 1), b);
   }
   // A last whole vector, and the elements after it in scan order (the lowest addresses
   // when Reverse), fewer than a vector: staged, as the pair's first vector in scan order
   // (the second one's lanes are not written).
-  const std::size_t rest = total - 16 * j;
+  const std::size_t rest = total - W * j;
   if (rest == 0) return;
-  alignas(64) float staged[32] = {};
-  const std::size_t first_lane = Reverse ? 32 - rest : 0;
-  const float* const from = Reverse ? in : in + 16 * j;
+  alignas(64) T staged[2 * W] = {};
+  const std::size_t first_lane = Reverse ? 2 * W - rest : 0;
+  const T* const from = Reverse ? in : in + W * j;
   std::copy(from, from + rest, staged + first_lane);
-  __m512 a = _mm512_load_ps(staged + (Reverse ? 16 : 0)), b = _mm512_load_ps(staged + (Reverse ? 0 : 16));
-  if (Reverse) a = _mm512_permutexvar_ps(reversed, a), b = _mm512_permutexvar_ps(reversed, b);
+  reg a = Z::load(staged + (Reverse ? W : 0)), b = Z::load(staged + (Reverse ? 0 : W));
+  if (Reverse) a = Z::permute(reversed, a), b = Z::permute(reversed, b);
   const line_lanes &ma = lanes.table()[lanes.next()], &mb = lanes.table()[lanes.next()];
-  extremum_stream_pair<Max, true>(a, b, running, ma, mb, n);
-  if (Reverse) a = _mm512_permutexvar_ps(reversed, a), b = _mm512_permutexvar_ps(reversed, b);
-  _mm512_store_ps(staged + (Reverse ? 16 : 0), a);
-  _mm512_store_ps(staged + (Reverse ? 0 : 16), b);
-  std::copy(staged + first_lane, staged + first_lane + rest, Reverse ? out : out + 16 * j);
+  extremum_stream_pair<Z, Max, true>(a, b, running, ma, mb, n);
+  if (Reverse) a = Z::permute(reversed, a), b = Z::permute(reversed, b);
+  Z::store(staged + (Reverse ? W : 0), a);
+  Z::store(staged + (Reverse ? 0 : W), b);
+  std::copy(staged + first_lane, staged + first_lane + rest, Reverse ? out : out + W * j);
 }
 
 /// The AVX2 form: 8 lanes, the masks as vectors (all ones in the lanes in the mask) and
