@@ -102,7 +102,10 @@ class packed_line_lanes {
 };
 
 /// The AVX-512 lanes of an element type with a vector maximum and minimum: 16 floats or
-/// 32-bit integers, 8 doubles or 64-bit integers.
+/// 32-bit integers, 8 doubles or 64-bit integers. Every vector helper of this file is
+/// always inlined: an out-of-line copy, folded with an identical twin (int32 and uint32
+/// load the same way), makes MinGW-w64 GCC warn "AVX512F vector return without AVX512F
+/// enabled changes the ABI" (-Wpsabi), an error under -Werror (see vector_exact_lines.hpp).
 template <class T>
 struct extremum_zmm {
   static constexpr bool exists = false;
@@ -112,43 +115,43 @@ struct extremum_zmm<float> {
   static constexpr bool exists = true, floating = true;
   static constexpr std::size_t width = 16;
   using reg = __m512;
-  TALLY_TARGET_AVX512 static reg load(const float* p) { return _mm512_loadu_ps(p); }
-  TALLY_TARGET_AVX512 static void store(float* p, reg x) { _mm512_storeu_ps(p, x); }
-  TALLY_TARGET_AVX512 static reg broadcast(float a) { return _mm512_set1_ps(a); }
-  TALLY_TARGET_AVX512 static reg permute(__m512i at, reg x) { return _mm512_permutexvar_ps(at, x); }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg load(const float* p) { return _mm512_loadu_ps(p); }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static void store(float* p, reg x) { _mm512_storeu_ps(p, x); }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg broadcast(float a) { return _mm512_set1_ps(a); }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg permute(__m512i at, reg x) { return _mm512_permutexvar_ps(at, x); }
   template <int S>
-  TALLY_TARGET_AVX512 static reg rotate(reg x) {  // lane i: x[i - S mod 16]
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg rotate(reg x) {  // lane i: x[i - S mod 16]
     const __m512i bits = _mm512_castps_si512(x);
     return _mm512_castsi512_ps(_mm512_alignr_epi32(bits, bits, 16 - S));
   }
   template <bool Max>
-  TALLY_TARGET_AVX512 static reg pick(reg x, __mmask16 lanes, reg earlier) {
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg pick(reg x, __mmask16 lanes, reg earlier) {
     return Max ? _mm512_mask_max_ps(x, lanes, earlier, x) : _mm512_mask_min_ps(x, lanes, earlier, x);
   }
-  TALLY_TARGET_AVX512 static __mmask16 unordered(reg a, reg b) { return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q); }
-  TALLY_TARGET_AVX512 static reg move(reg x, __mmask16 lanes, reg from) { return _mm512_mask_mov_ps(x, lanes, from); }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __mmask16 unordered(reg a, reg b) { return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q); }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg move(reg x, __mmask16 lanes, reg from) { return _mm512_mask_mov_ps(x, lanes, from); }
 };
 template <>
 struct extremum_zmm<double> {
   static constexpr bool exists = true, floating = true;
   static constexpr std::size_t width = 8;
   using reg = __m512d;
-  TALLY_TARGET_AVX512 static reg load(const double* p) { return _mm512_loadu_pd(p); }
-  TALLY_TARGET_AVX512 static void store(double* p, reg x) { _mm512_storeu_pd(p, x); }
-  TALLY_TARGET_AVX512 static reg broadcast(double a) { return _mm512_set1_pd(a); }
-  TALLY_TARGET_AVX512 static reg permute(__m512i at, reg x) { return _mm512_permutexvar_pd(at, x); }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg load(const double* p) { return _mm512_loadu_pd(p); }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static void store(double* p, reg x) { _mm512_storeu_pd(p, x); }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg broadcast(double a) { return _mm512_set1_pd(a); }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg permute(__m512i at, reg x) { return _mm512_permutexvar_pd(at, x); }
   template <int S>
-  TALLY_TARGET_AVX512 static reg rotate(reg x) {
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg rotate(reg x) {
     const __m512i bits = _mm512_castpd_si512(x);
     return _mm512_castsi512_pd(_mm512_alignr_epi64(bits, bits, 8 - S));
   }
   template <bool Max>
-  TALLY_TARGET_AVX512 static reg pick(reg x, __mmask16 lanes, reg earlier) {
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg pick(reg x, __mmask16 lanes, reg earlier) {
     const auto m = static_cast<__mmask8>(lanes);
     return Max ? _mm512_mask_max_pd(x, m, earlier, x) : _mm512_mask_min_pd(x, m, earlier, x);
   }
-  TALLY_TARGET_AVX512 static __mmask16 unordered(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_UNORD_Q); }
-  TALLY_TARGET_AVX512 static reg move(reg x, __mmask16 lanes, reg from) {
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __mmask16 unordered(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_UNORD_Q); }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg move(reg x, __mmask16 lanes, reg from) {
     return _mm512_mask_mov_pd(x, static_cast<__mmask8>(lanes), from);
   }
 };
@@ -158,20 +161,20 @@ struct extremum_zmm_integers {
   static constexpr bool exists = true, floating = false;
   static constexpr std::size_t width = Width;
   using reg = __m512i;
-  TALLY_TARGET_AVX512 static reg load(const T* p) { return _mm512_loadu_si512(p); }
-  TALLY_TARGET_AVX512 static void store(T* p, reg x) { _mm512_storeu_si512(p, x); }
-  TALLY_TARGET_AVX512 static reg broadcast(T a) {
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg load(const T* p) { return _mm512_loadu_si512(p); }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static void store(T* p, reg x) { _mm512_storeu_si512(p, x); }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg broadcast(T a) {
     return Width == 16 ? _mm512_set1_epi32(static_cast<int>(a)) : _mm512_set1_epi64(static_cast<long long>(a));
   }
-  TALLY_TARGET_AVX512 static reg permute(__m512i at, reg x) {
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg permute(__m512i at, reg x) {
     return Width == 16 ? _mm512_permutexvar_epi32(at, x) : _mm512_permutexvar_epi64(at, x);
   }
   template <int S>
-  TALLY_TARGET_AVX512 static reg rotate(reg x) {
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg rotate(reg x) {
     return Width == 16 ? _mm512_alignr_epi32(x, x, (16 - S) % 16) : _mm512_alignr_epi64(x, x, (8 - S) % 8);
   }
   template <bool Max>
-  TALLY_TARGET_AVX512 static reg pick(reg x, __mmask16 lanes, reg earlier) {
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg pick(reg x, __mmask16 lanes, reg earlier) {
     const auto m8 = static_cast<__mmask8>(lanes);
     if constexpr (Width == 16 && std::is_signed_v<T>)
       return Max ? _mm512_mask_max_epi32(x, lanes, earlier, x) : _mm512_mask_min_epi32(x, lanes, earlier, x);
@@ -182,8 +185,8 @@ struct extremum_zmm_integers {
     else
       return Max ? _mm512_mask_max_epu64(x, m8, earlier, x) : _mm512_mask_min_epu64(x, m8, earlier, x);
   }
-  TALLY_TARGET_AVX512 static __mmask16 unordered(reg, reg) { return 0; }
-  TALLY_TARGET_AVX512 static reg move(reg x, __mmask16, reg) { return x; }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __mmask16 unordered(reg, reg) { return 0; }
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg move(reg x, __mmask16, reg) { return x; }
 };
 template <>
 struct extremum_zmm<std::int32_t> : extremum_zmm_integers<std::int32_t, 16> {};
@@ -295,7 +298,7 @@ struct line_lanes_avx2 {
 };
 
 /// A lane mask as a vector, from its bits.
-TALLY_TARGET_AVX2 inline __m256 lanes_avx2(std::uint16_t bits) {
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256 lanes_avx2(std::uint16_t bits) {
   const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
   return _mm256_castsi256_ps(
       _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lane_bit), lane_bit));
