@@ -917,18 +917,21 @@ void check_extremum_packed_lines(std::uint64_t seed) {
     std::vector<T> y(x.size() + 16);
     for (const bool max : {true, false})
       for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing})
-        for (const bool mirrored : {false, true})  // lines with stride -1
+        for (const int strides : {0, 1, 2, 3})
           for (const bool in_place : {false, true})
             for (const unsigned threads : {1u, 2u}) {
               const bool down = direction == tally::axis_direction::decreasing;
-              INFO("n " << n << " max " << max << " decreasing " << down << " mirrored " << mirrored << " in place "
-                        << in_place << " threads " << threads);
+              const bool mirrored = strides & 1;      // lines with stride -1
+              const bool rows_upwards = strides & 2;  // the first line last in memory
+              INFO("n " << n << " max " << max << " decreasing " << down << " mirrored " << mirrored
+                        << " rows upwards " << rows_upwards << " in place " << in_place << " threads " << threads);
               std::fill(y.begin(), y.end(), guard);
               if (in_place) std::copy(x.begin(), x.end(), y.begin());
               const std::ptrdiff_t step = mirrored ? -1 : 1, first = mirrored ? static_cast<std::ptrdiff_t>(n) - 1 : 0;
-              const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(n);
-              const tensor_view<const T> in((in_place ? y.data() : x.data()) + first, {rows, n}, {row, step});
-              const tensor_view<T> out(y.data() + first, {rows, n}, {row, step});
+              const std::ptrdiff_t row = rows_upwards ? -static_cast<std::ptrdiff_t>(n) : static_cast<std::ptrdiff_t>(n);
+              const std::ptrdiff_t origin = first + (rows_upwards ? static_cast<std::ptrdiff_t>((rows - 1) * n) : 0);
+              const tensor_view<const T> in((in_place ? y.data() : x.data()) + origin, {rows, n}, {row, step});
+              const tensor_view<T> out(y.data() + origin, {rows, n}, {row, step});
               const scan_options o(direction, false, threads);
               max ? tally::cummax<T>(in, out, 1, o) : tally::cummin<T>(in, out, 1, o);
               std::size_t bad = 0;
