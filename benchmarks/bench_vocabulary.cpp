@@ -3,7 +3,8 @@
 // binary (the targets are ratios: 1.5x memcpy, 2x for logcumsumexp). Names are
 // "V<n><axis>[@aligned]/<implementation>", for example "V1a1/tally" and "V1a1/memcpy" (a1:
 // along the last axis, contiguous lines; a0: along the first axis, rows of running
-// values); V1w3 / V2w3 run cummax down 3 narrow columns of the same elements. Like the
+// values); V1w3 / V2w3 run cummax down 3 narrow columns of the same elements, V1l1 / V1l4 /
+// V1l16 along packed lines of 1, 4 and 16 elements. Like the
 // case table's rows, every buffer (inputs, outputs, memcpy's) is a std::vector, what users
 // have (glibc places a large one 16 bytes past a 64-byte boundary); the "@aligned" rows
 // repeat each row on 64-byte aligned buffers.
@@ -294,6 +295,28 @@ void register_axis(int axis, bool aligned) {
         peer{});
     add("V2w3" + a, aligned, points * 3 * 12, [=] { tally::cummax(in3, y3, idx3, 0); },
         [=] { return check_columns(true); }, peer{});
+  }
+  // V1l<L>: V1 along short packed lines ([16M / L, L] along axis 1): one stream of vectors
+  // for every line length, a copy for L = 1.
+  if (axis == 1) {
+    for (const std::size_t length : {std::size_t{1}, std::size_t{4}, std::size_t{16}}) {
+      const std::size_t lines = count / length;
+      const tally::tensor_view<const float> in_l(x, {lines, length});
+      const tally::tensor_view<float> y_l(out.get(), {lines, length});
+      const auto check_lines = [=] {
+        bool ok = true;
+        for (std::size_t s = 0; s < lines * length; s += length) {
+          float best = x[s];
+          for (std::size_t k = 0; k < length; ++k) {
+            if (x[s + k] >= best) best = x[s + k];
+            ok = ok && out.get()[s + k] == best;
+          }
+        }
+        return ok;
+      };
+      add("V1l" + std::to_string(length) + a, aligned, lines * length * 4, [=] { tally::cummax(in_l, y_l, 1); },
+          check_lines, peer{});
+    }
   }
   // V3: logcumsumexp; V3f with scan_accuracy::fast (float's exp and log: 4 ulp of float at
   // the scale of max(|y|, 1) instead of 2).
