@@ -297,7 +297,7 @@ void register_axis(int axis, bool aligned) {
         [=] { return check_columns(true); }, peer{});
   }
   // V1l<L>: V1 along short packed lines ([16M / L, L] along axis 1): one stream of vectors
-  // for every line length, a copy for L = 1.
+  // for every line length (L = 1: the stream without in-register steps).
   if (axis == 1) {
     for (const std::size_t length : {std::size_t{1}, std::size_t{4}, std::size_t{16}}) {
       const std::size_t lines = count / length;
