@@ -12,6 +12,8 @@
 //    length, both directions, exclusive too, along lines and across rows;
 //  - a small call (the path that skips the engine's planning) gives the bits of the same
 //    scan through the general path;
+//  - a float32 line's carry_out is its double running value at every length of its last
+//    step, on dyadic inputs where that value is known exactly;
 //  - the default accuracy is exact, and it is what a plain call computes.
 // The 1-ulp accuracy itself is test_accuracy.cpp's.
 #include <tally/tally.hpp>
@@ -539,6 +541,54 @@ TEST_CASE("exact mode: narrow columns down an outer axis keep each column's sequ
     for (int variant = 0; variant < 64; ++variant) {
       check_narrow_columns<float>(rng, w, variant);
       check_narrow_columns<double>(rng, w, variant);
+    }
+}
+
+TEST_CASE("exact mode: a float32 line's carry_out is its double running value, at every step length") {
+  // Lines of 1 to 70 elements: a line form step is 32 elements (AVX-512) or 16 (AVX2), and
+  // a line's last step, shorter, may take half a step's vectors; the carry it hands on
+  // must still be the line's running value. On dyadic inputs (sums: multiples of 2^-3 up to
+  // 64; products: factors +-0.5, +-1, +-2, +-1.25, at most 20 of them) every double sum or
+  // product is exact, so the running value is known without tally: the sequential fold in
+  // double, from carry_in. The outputs are that value rounded once, with and without
+  // carries (a call without them takes the small path).
+  rng_t rng(0x5eed08);
+  for (std::size_t n = 1; n <= 70; ++n)
+    for (int variant = 0; variant < 16; ++variant) {
+      const bool product = variant % 2 == 1, decreasing = variant % 4 >= 2, exclusive = variant % 8 >= 4,
+                 with_carry_in = variant >= 8;
+      if (product && n > 20) continue;
+      INFO((product ? "cumprod" : "cumsum") << " of " << n << (decreasing ? " decreasing" : "")
+                                            << (exclusive ? " exclusive" : "") << (with_carry_in ? " from a carry" : ""));
+      std::vector<float> in(n), out(n), small(n), expected(n);
+      static const float factors[] = {0.5f, -0.5f, 1.0f, -1.0f, 2.0f, -2.0f, 1.25f, -1.25f};
+      for (float& x : in) {
+        const double u = tally_test::unit(rng);
+        x = product ? factors[static_cast<std::size_t>(u * 8)] : static_cast<float>(std::floor(u * 1024) / 8 - 64);
+      }
+      const double start = with_carry_in ? (product ? -1.5 : 0.375) : (product ? 1.0 : 0.0);
+      double running = start;
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = decreasing ? n - 1 - k : k;
+        const double before = running;
+        running = product ? running * in[i] : running + in[i];
+        expected[i] = static_cast<float>(exclusive ? before : running);
+      }
+      scan_options o(decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing, exclusive);
+      double carry_in = start, carry_out = 0;
+      const tensor_view<const float> input(in.data(), {n});
+      const tensor_view<const double> from =
+          with_carry_in ? tensor_view<const double>(&carry_in, {1}) : tensor_view<const double>();
+      if (product) {
+        tally::cumprod(input, tensor_view<float>(out.data(), {n}), 0, o, from, tensor_view<double>(&carry_out, {1}));
+        tally::cumprod(input, tensor_view<float>(small.data(), {n}), 0, o);
+      } else {
+        tally::cumsum(input, tensor_view<float>(out.data(), {n}), 0, o, from, tensor_view<double>(&carry_out, {1}));
+        tally::cumsum(input, tensor_view<float>(small.data(), {n}), 0, o);
+      }
+      CHECK(carry_out == running);
+      CHECK(out == expected);
+      if (!with_carry_in) CHECK(small == expected);
     }
 }
 

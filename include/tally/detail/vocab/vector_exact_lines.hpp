@@ -221,6 +221,20 @@ struct exact_line_step {
     run = lanes::apply(run, lanes::last(d));
   }
 
+  /// avx512() on a step of `count` <= 16 elements, with the same bits: its second half
+  /// reads as the identity, so c and d are the first half's total and the running value
+  /// advances by it (x (op) -0.0 and x * 1.0 are x). A short line's one step at half the
+  /// work (a line of 16: most of a small call's time).
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static void avx512_half(const float* in, __m512d& run, std::size_t count,
+                                                                 __m512& y) {
+    __m512d a, b;
+    widen16(read(order::load16(in, count, _mm512_set1_ps(static_cast<float>(lanes::identity)))), a, b);
+    a = lanes::prefix(a);
+    b = lanes::apply(lanes::last(a), lanes::prefix(b));
+    y = narrow16(lanes::apply(run, a), lanes::apply(run, b));
+    run = lanes::apply(run, lanes::last(b));
+  }
+
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static void avx2(const float* in, __m256d& run, std::size_t count, __m256& y0,
                                                         __m256& y1) {
     const bool whole = count >= 16;
@@ -239,6 +253,17 @@ struct exact_line_step {
     y0 = narrow8(lanes::apply(run, a), lanes::apply(run, b));
     y1 = narrow8(lanes::apply(run, c), lanes::apply(run, d));
     run = lanes::apply(run, lanes::last(d));
+  }
+
+  /// avx2() on a step of `count` <= 8 elements, with the same bits (see avx512_half).
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static void avx2_half(const float* in, __m256d& run, std::size_t count,
+                                                             __m256& y) {
+    __m256d a, b;
+    widen8(read(order::load8(in, count, _mm256_set1_ps(static_cast<float>(lanes::identity)))), a, b);
+    a = lanes::prefix(a);
+    b = lanes::apply(lanes::last(a), lanes::prefix(b));
+    y = narrow8(lanes::apply(run, a), lanes::apply(run, b));
+    run = lanes::apply(run, lanes::last(b));
   }
 };
 
@@ -265,10 +290,13 @@ TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE double exact_line_avx512_inline(const fl
     writer.put(Reverse ? out - k - 31 : out + k + 16, Reverse ? order::reverse16(y1) : y1);
   }
   writer.flush();
-  if (const std::size_t rest = n - k; rest > 0) {
+  if (const std::size_t rest = n - k; rest > 16) {
     step::avx512(order::at(in, k), run, rest, y0, y1);
-    order::store16(order::at(out, k), y0, (std::min)(rest, std::size_t{16}));
-    if (rest > 16) order::store16(order::at(out, k + 16), y1, rest - 16);
+    order::store16(order::at(out, k), y0, false);
+    order::store16(order::at(out, k + 16), y1, rest - 16);
+  } else if (rest > 0) {
+    step::avx512_half(order::at(in, k), run, rest, y0);
+    order::store16(order::at(out, k), y0, rest);
   }
   return _mm512_cvtsd_f64(run);
 }
@@ -431,10 +459,13 @@ TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE double exact_line_avx2_inline(const float*
     order::store8(order::at(out, k), y0, streamed);
     order::store8(order::at(out, k + 8), y1, streamed);
   }
-  if (const std::size_t rest = n - k; rest > 0) {
+  if (const std::size_t rest = n - k; rest > 8) {
     step::avx2(order::at(in, k), run, rest, y0, y1);
-    order::store8(order::at(out, k), y0, (std::min)(rest, std::size_t{8}));
-    if (rest > 8) order::store8(order::at(out, k + 8), y1, rest - 8);
+    order::store8(order::at(out, k), y0, false);
+    order::store8(order::at(out, k + 8), y1, rest - 8);
+  } else if (rest > 0) {
+    step::avx2_half(order::at(in, k), run, rest, y0);
+    order::store8(order::at(out, k), y0, rest);
   }
   return _mm256_cvtsd_f64(run);
 }
