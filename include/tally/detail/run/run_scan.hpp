@@ -30,7 +30,8 @@ void run_scan(const scan_request& request, const T* in, T* out, const carry_t<T>
               const executor& exec) noexcept {
   if (!carry_in && !carry_out && is_packed(request.rank, request.extents, request.strides[in_operand]) &&
       is_packed(request.rank, request.extents, request.strides[out_operand]) &&
-      small_scan<Op, T>(in, out, request.rank, request.extents, request.axis, request.decreasing, request.exclusive))
+      small_scan<Op, T>(in, out, small_shape_from(request.rank, request.extents, request.axis, request.decreasing,
+                                                      request.exclusive)))
     return;
   const scan_layout layout = normalize(request);
   const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);

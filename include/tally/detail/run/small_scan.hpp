@@ -28,51 +28,61 @@ bool is_packed(std::size_t rank, const std::size_t* extents, const Stride* strid
   return true;
 }
 
+/// A small call's shape: packed operands seen as `before` blocks of `length` rows of
+/// `after` elements, scanned along the rows.
+struct small_shape {
+  std::size_t before = 1, length = 0, after = 1;
+  bool decreasing = false, exclusive = false;
+
+  std::size_t count() const noexcept { return before * length * after; }
+};
+
+/// The shape of packed extents scanned along `axis`.
+inline small_shape small_shape_from(std::size_t rank, const std::size_t* extents, std::size_t axis, bool decreasing,
+                                    bool exclusive) noexcept {
+  small_shape s;
+  for (std::size_t d = 0; d < axis; ++d) s.before *= extents[d];
+  for (std::size_t d = axis + 1; d < rank; ++d) s.after *= extents[d];
+  s.length = extents[axis];
+  s.decreasing = decreasing;
+  s.exclusive = exclusive;
+  return s;
+}
+
 /// Runs the scan when it is small (see above) and returns true; else returns false having
-/// done nothing. `in` and `out` are packed with these extents, and either the same
-/// buffer or disjoint.
+/// done nothing. `in` and `out` are packed with this shape, and either the same buffer or
+/// disjoint.
 template <class Op, class T>
-bool small_scan(const T* in, T* out, std::size_t rank, const std::size_t* extents, std::size_t axis, bool decreasing,
-                bool exclusive) noexcept {
+bool small_scan(const T* in, T* out, const small_shape& s) noexcept {
   using A = acc_t<T>;
-  std::size_t before = 1, after = 1;  // elements of the dimensions before and after the axis
-  for (std::size_t d = 0; d < axis; ++d) before *= extents[d];
-  for (std::size_t d = axis + 1; d < rank; ++d) after *= extents[d];
-  const std::size_t n = extents[axis], count = before * n * after;
+  const std::size_t n = s.length, before = s.before, after = s.after, count = s.count();
   if (count == 0 || count * sizeof(T) > tuning::small_call_bytes || after > column_tile<T>()) return false;
   const kernel_set<Op, T>& kernels = select_kernels<Op, T>();
   const auto last = static_cast<std::ptrdiff_t>(n) - 1;
   if (after == 1 && n <= short_line_max && before > 1) {
-    kernels.short_lines(in, out, n, before, decreasing, exclusive, false);
+    kernels.short_lines(in, out, n, before, s.decreasing, s.exclusive, false);
   } else if (after == 1) {
     for (std::size_t line = 0; line < before; ++line) {
-      const std::ptrdiff_t start = static_cast<std::ptrdiff_t>(line * n) + (decreasing ? last : 0);
+      const std::ptrdiff_t start = static_cast<std::ptrdiff_t>(line * n) + (s.decreasing ? last : 0);
       auto state = line_state<A>::template begin<Op>(Op::template identity<A>(), Op::template empty<A>());
-      kernels.line(state, in + start, out + start, decreasing, n, exclusive, false);
+      kernels.line(state, in + start, out + start, s.decreasing, n, s.exclusive, false);
     }
   } else {
     const auto row = static_cast<std::ptrdiff_t>(after);
     alignas(64) A acc[column_tile<T>()];
     for (std::size_t block = 0; block < before; ++block) {
-      const std::ptrdiff_t start = static_cast<std::ptrdiff_t>(block * n * after) + (decreasing ? last * row : 0);
-      kernels.columns(in + start, decreasing ? -row : row, out + start, decreasing ? -row : row, after, n, acc,
-                      exclusive, false, false, nullptr);
+      const std::ptrdiff_t start = static_cast<std::ptrdiff_t>(block * n * after) + (s.decreasing ? last * row : 0);
+      kernels.columns(in + start, s.decreasing ? -row : row, out + start, s.decreasing ? -row : row, after, n, acc,
+                      s.exclusive, false, false, nullptr);
     }
   }
   return true;
 }
 
-/// A small call's shape: packed operands, at most tuning::small_call_bytes.
-struct small_shape {
-  std::size_t rank = 0, axis = 0;
-  std::size_t extents[max_rank];
-  bool decreasing = false, exclusive = false;
-};
-
-/// The typed layer's way in: the same conditions checked on the views themselves, so a
-/// small call skips the general validation too (every rule it enforces holds for packed,
-/// equal-shaped, same-or-disjoint views with a valid axis and direction, no
-/// include_initial and a valid accuracy). False for anything else.
+/// The typed layer's way in: the same conditions checked on the views themselves, in one
+/// pass over the dimensions, so a small call skips the general validation too (every rule
+/// it enforces holds for packed, equal-shaped, same-or-disjoint views with a valid axis
+/// and direction, no include_initial and a valid accuracy). False for anything else.
 template <class T>
 bool small_shape_of(const tensor_view<const T>& in, const tensor_view<T>& out, int axis, const scan_options& options,
                     small_shape& shape) noexcept {
@@ -82,22 +92,25 @@ bool small_shape_of(const tensor_view<const T>& in, const tensor_view<T>& out, i
   if (options.direction != axis_direction::increasing && options.direction != axis_direction::decreasing) return false;
   if (options.include_initial) return false;  // its own output shape and rules: the general path
   if (options.accuracy != scan_accuracy::fast && options.accuracy != scan_accuracy::exact) return false;
-  std::ptrdiff_t in_strides[max_rank], out_strides[max_rank];
-  std::size_t count = 1;
-  for (std::size_t d = 0; d < rank; ++d) {
-    if (in.extent(d) != out.extent(d)) return false;
-    shape.extents[d] = in.extent(d);
-    in_strides[d] = in.stride(d);
-    out_strides[d] = out.stride(d);
-    count *= shape.extents[d];
+  const std::size_t a = static_cast<std::size_t>(axis < 0 ? axis + signed_rank : axis);
+  std::size_t step = 1;  // the packed stride of dimension d, then the elements from d on
+  for (std::size_t d = rank; d-- > 0;) {
+    const std::size_t e = in.extent(d);
+    if (e != out.extent(d)) return false;
+    const auto packed = static_cast<std::ptrdiff_t>(step);
+    if (e != 1 && (in.stride(d) != packed || out.stride(d) != packed)) return false;
+    if (d > a) shape.after *= e;
+    if (d < a) shape.before *= e;
+    step *= e;
+    if (step * sizeof(T) > tuning::small_call_bytes) return false;
   }
-  const std::size_t bytes = count * sizeof(T);
-  if (count == 0 || bytes > tuning::small_call_bytes) return false;
-  if (!is_packed(rank, shape.extents, in_strides) || !is_packed(rank, shape.extents, out_strides)) return false;
-  const auto a = reinterpret_cast<std::uintptr_t>(in.data()), b = reinterpret_cast<std::uintptr_t>(out.data());
-  if (a != b && a < b + bytes && b < a + bytes) return false;  // partly overlapping: the general path stages
-  shape.rank = rank;
-  shape.axis = static_cast<std::size_t>(axis < 0 ? axis + signed_rank : axis);
+  // (A view's element count fits in 64 bits, so no product above wrapped, unless an
+  // extent is 0: then the last one is 0, whatever the others were.)
+  if (step == 0) return false;
+  const auto first = reinterpret_cast<std::uintptr_t>(in.data()), second = reinterpret_cast<std::uintptr_t>(out.data());
+  const std::size_t bytes = step * sizeof(T);
+  if (first != second && first < second + bytes && second < first + bytes) return false;  // partly overlapping: staged
+  shape.length = in.extent(a);
   shape.decreasing = options.direction == axis_direction::decreasing;
   shape.exclusive = options.exclusive;
   return true;
@@ -109,8 +122,7 @@ bool small_typed_scan(const tensor_view<const T>& in, const tensor_view<T>& out,
                       const scan_options& options) noexcept {
   if ((std::is_same_v<T, float> || std::is_same_v<T, double>) && options.accuracy != scan_accuracy::fast) return false;
   small_shape s;
-  return small_shape_of(in, out, axis, options, s) &&
-         small_scan<Op, T>(in.data(), out.data(), s.rank, s.extents, s.axis, s.decreasing, s.exclusive);
+  return small_shape_of(in, out, axis, options, s) && small_scan<Op, T>(in.data(), out.data(), s);
 }
 
 }  // namespace detail

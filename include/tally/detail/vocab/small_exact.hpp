@@ -52,10 +52,7 @@ bool small_exact_scan(const tensor_view<const T>& in, const tensor_view<T>& out,
     if (!small_shape_of(in, out, axis, options, shape)) return false;
     using Op = exact_op<Base, T>;
     const Op op;
-    std::size_t before = 1, after = 1;  // elements of the dimensions before and after the axis
-    for (std::size_t d = 0; d < shape.axis; ++d) before *= shape.extents[d];
-    for (std::size_t d = shape.axis + 1; d < shape.rank; ++d) after *= shape.extents[d];
-    const std::size_t n = shape.extents[shape.axis];
+    const std::size_t before = shape.before, after = shape.after, n = shape.length;
     const bool lines_along_memory = after == 1 && !shape.exclusive;
     const std::size_t line_form_from = line_form_length<Op>(before * after, lines_along_memory, after == 1, false, false);
     const auto row = static_cast<std::ptrdiff_t>(after);
