@@ -359,6 +359,26 @@ TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512d second_half_step8(__m512d v, __m
   return Sum ? _mm512_mask_add_pd(v, second, total, v) : _mm512_mask_mul_pd(v, second, total, v);
 }
 
+/// Lines of 17 to 32: the lanes at position 16 and on (`pos`) combined with their line's
+/// lane at position 15, which holds the first 16 elements' total: the line form's
+/// lanes::apply(ab, c) and lanes::apply(ab, d) (ab first, as there: with two NaNs, the
+/// first operand's payload is the one kept). That lane is in this vector when it lies at
+/// or before the lane, else it is the last lane at position 15 before the vector
+/// (`total15`, which this step then takes from this vector where it has one: a line of
+/// more than 8 elements has at most one such lane a vector).
+template <bool Sum>
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512d third_step8(__m512d v, __m512i pos, __m512d& total15) {
+  const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m512i back = _mm512_sub_epi64(pos, _mm512_set1_epi64(15));  // lanes back to position 15
+  const __mmask8 later = _mm512_cmpgt_epu64_mask(pos, _mm512_set1_epi64(15));
+  const __mmask8 here = _mm512_mask_cmple_epi64_mask(later, back, lane);
+  const __m512d total = _mm512_mask_permutexvar_pd(total15, here, _mm512_sub_epi64(lane, back), v);
+  const __mmask8 at15 = _mm512_cmpeq_epi64_mask(pos, _mm512_set1_epi64(15));
+  const __m512d found = _mm512_maskz_compress_pd(at15, v);  // that lane in lane 0
+  total15 = _mm512_mask_permutexvar_pd(total15, static_cast<__mmask8>(at15 != 0 ? 0xff : 0), _mm512_setzero_si512(), found);
+  return Sum ? _mm512_mask_add_pd(v, later, total, v) : _mm512_mask_mul_pd(v, later, total, v);
+}
+
 /// One vector of 16 floats of exact_short_lines_avx512: elements k to k + 15 of `total`
 /// (fewer in the last), its lanes at `pos_low` / `pos_high` in their lines; `before` and
 /// `previous` carry the vector before's lanes.
@@ -366,7 +386,7 @@ template <bool Sum, bool Reverse, bool SkipNaN, int Steps>
 struct short_lines_vector {
   TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static void scan(const float* in, float* out, std::size_t k,
                                                            std::size_t total, __m512i pos_low, __m512i pos_high,
-                                                           __m512d (&before)[3], __m512d& previous) {
+                                                           __m512d (&before)[3], __m512d& previous, __m512d& total15) {
     using order = scan_order<Reverse>;
     using step = exact_line_step<Sum, Reverse, SkipNaN>;  // its read(): a NaN skipped reads as the empty value
     const std::size_t count = (std::min)(std::size_t{16}, total - k);
@@ -378,15 +398,20 @@ struct short_lines_vector {
       low = segmented_prefix8<Sum, Steps>(low, pos_low, before);
       high = segmented_prefix8<Sum, Steps>(high, pos_high, before);
     } else {
-      // Positions in each half of 8 for the prefix steps, then the second halves.
-      const __m512i eight = _mm512_set1_epi64(8);
-      low = segmented_prefix8<Sum, 3>(low, wrap_positions(pos_low, eight), before);
-      high = segmented_prefix8<Sum, 3>(high, wrap_positions(pos_high, eight), before);
+      // Positions in each group of 8 for the prefix steps, then in each group of 16 for the
+      // second halves, then (lines of 17 to 32) the second 16 elements.
+      const __m512i seven = _mm512_set1_epi64(7), fifteen = _mm512_set1_epi64(15);
+      low = segmented_prefix8<Sum, 3>(low, _mm512_and_si512(pos_low, seven), before);
+      high = segmented_prefix8<Sum, 3>(high, _mm512_and_si512(pos_high, seven), before);
       // (The lanes read are never changed by second_half_step8: no chain across vectors.)
       const __m512d low_prefixes = low;
-      low = second_half_step8<Sum>(low, pos_low, previous);
+      low = second_half_step8<Sum>(low, _mm512_and_si512(pos_low, fifteen), previous);
       previous = high;
-      high = second_half_step8<Sum>(high, pos_high, low_prefixes);
+      high = second_half_step8<Sum>(high, _mm512_and_si512(pos_high, fifteen), low_prefixes);
+      if constexpr (Steps == 5) {
+        low = third_step8<Sum>(low, pos_low, total15);
+        high = third_step8<Sum>(high, pos_high, total15);
+      }
     }
     const __m512 y = narrow16(low, high);
     if (count == 16)
@@ -396,12 +421,22 @@ struct short_lines_vector {
   }
 };
 
-/// `total` elements of packed lines of n (2 to 16) in scan order from `in` (down from it
+/// The longest packed lines vector_line::scan_lines hands to exact_short_lines_avx512
+/// (below): from there a step of the line form a line costs about what that stream's 5
+/// steps a vector cost, or less. Float32 `[16M / n, n]`, `std::vector` buffers, one core,
+/// x memcpy, line form / stream (2026-11-29, increasing; decreasing alike; runs differed
+/// by up to 0.3): n = 17 1.83-2.05 / 1.53-1.85, 18 1.81 / 1.55, 20 1.62-1.84 / 1.50-1.62,
+/// 21 1.71 / 1.53, 22 1.64 / 1.57, 23 1.23-1.65 / 1.55-1.70, 24 1.28-1.50 / 1.46, 28 1.13
+/// / 1.56, 32 1.04 / 1.48.
+inline constexpr std::size_t short_lines_stream_max = 22;
+
+/// `total` elements of packed lines of n (2 to 32) in scan order from `in` (down from it
 /// when Reverse), whole lines: each line's bits are exact_line_avx512's on that line alone
 /// (one masked step: the prefix of its first 8 doubles, and of its next 8 after their
-/// total), one to eight lines a vector of 16 floats instead of a step of 32 a line.
+/// total; the same on its next 16, then the first 16's total before them), up to eight
+/// lines a vector of 16 floats instead of a step of 32 a line.
 /// Steps: 1 for n <= 2, 2 for n <= 4, 3 for n <= 8, 4 for n <= 16 (the three steps on
-/// each half of 8, then second_half_step8).
+/// each group of 8, then second_half_step8), 5 for n <= 32 (then third_step8).
 template <bool Sum, bool Reverse, bool SkipNaN, int Steps>
 TALLY_TARGET_AVX512 void exact_short_lines_avx512(const float* in, float* out, std::size_t n, std::size_t total) {
   const __m512d identity = _mm512_set1_pd(double_lanes<Sum>::identity);
@@ -414,20 +449,21 @@ TALLY_TARGET_AVX512 void exact_short_lines_avx512(const float* in, float* out, s
     pos_low = wrap_positions(pos_low, length);
     pos_high = wrap_positions(pos_high, length);
   }
-  __m512d before[3] = {identity, identity, identity}, previous = identity;
+  __m512d before[3] = {identity, identity, identity}, previous = identity, total15 = identity;
   using vector = short_lines_vector<Sum, Reverse, SkipNaN, Steps>;
   if (next == 0) {
     // Every vector's lanes at the same positions: the compiler computes their masks once
     // (16M elements in lines of 16: 7.6 ms before, 5.2 after; of 8: 4.9, 4.2).
-    for (std::size_t k = 0; k < total; k += 16) vector::scan(in, out, k, total, pos_low, pos_high, before, previous);
+    for (std::size_t k = 0; k < total; k += 16)
+      vector::scan(in, out, k, total, pos_low, pos_high, before, previous, total15);
     return;
   }
-  // The positions repeat every n / gcd(n, 16) vectors (at most 15): a table of them,
+  // The positions repeat every n / gcd(n, 16) vectors (at most 31): a table of them,
   // cycled, instead of an update each vector (float32 [4M/n, n], x memcpy, with the CI
   // busy on the other core: n = 3 1.7-1.85 -> 1.3-1.4, 5 2.2-2.6 -> 1.85-2.0, 6 2.3-2.45
   // -> 1.75-1.85; 7 and 9 to 15 within the noise).
   const __m512i advance = _mm512_set1_epi64(next);
-  __m512i table[2][15];
+  __m512i table[2][31];
   std::size_t period = 0;
   do {
     table[0][period] = pos_low, table[1][period] = pos_high;
@@ -436,7 +472,7 @@ TALLY_TARGET_AVX512 void exact_short_lines_avx512(const float* in, float* out, s
     ++period;
   } while (_mm512_cmpneq_epi64_mask(pos_low, table[0][0]) != 0);
   for (std::size_t k = 0, v = 0; k < total; k += 16) {
-    vector::scan(in, out, k, total, table[0][v], table[1][v], before, previous);
+    vector::scan(in, out, k, total, table[0][v], table[1][v], before, previous, total15);
     if (++v == period) v = 0;
   }
 }
@@ -917,18 +953,20 @@ struct vector_line<exact_op<Base, float, SkipNaN>> {
     if (target == simd_variant::scalar || first.n == 0 || first.resets || first.stream) return false;
     const std::size_t n = first.n;
     if (n < shortest_line(target, packed(n, in_step, out_step))) return false;  // (the engine asks first)
-    if (n <= 16 && target == simd_variant::avx512 && packed(n, in_step, out_step)) {
+    if (n <= short_lines_stream_max && target == simd_variant::avx512 && packed(n, in_step, out_step)) {
       // One stream of whole lines, from its first element in scan order: the lowest
       // address, or the highest when reversed (each line starts at its highest).
       const std::ptrdiff_t to_last = static_cast<std::ptrdiff_t>(count - 1) * in_step;
       const std::ptrdiff_t start = (to_last < 0) != first.reverse ? to_last : 0;
       using short_lines = void (*)(const float*, float*, std::size_t, std::size_t);
-      static constexpr short_lines by_steps[2][4] = {
+      static constexpr short_lines by_steps[2][5] = {
           {&exact_short_lines_avx512<sum, false, SkipNaN, 1>, &exact_short_lines_avx512<sum, false, SkipNaN, 2>,
-           &exact_short_lines_avx512<sum, false, SkipNaN, 3>, &exact_short_lines_avx512<sum, false, SkipNaN, 4>},
+           &exact_short_lines_avx512<sum, false, SkipNaN, 3>, &exact_short_lines_avx512<sum, false, SkipNaN, 4>,
+           &exact_short_lines_avx512<sum, false, SkipNaN, 5>},
           {&exact_short_lines_avx512<sum, true, SkipNaN, 1>, &exact_short_lines_avx512<sum, true, SkipNaN, 2>,
-           &exact_short_lines_avx512<sum, true, SkipNaN, 3>, &exact_short_lines_avx512<sum, true, SkipNaN, 4>}};
-      const std::size_t steps = n <= 2 ? 1 : n <= 4 ? 2 : n <= 8 ? 3 : 4;  // prefix steps a line needs
+           &exact_short_lines_avx512<sum, true, SkipNaN, 3>, &exact_short_lines_avx512<sum, true, SkipNaN, 4>,
+           &exact_short_lines_avx512<sum, true, SkipNaN, 5>}};
+      const std::size_t steps = n <= 2 ? 1 : n <= 4 ? 2 : n <= 8 ? 3 : n <= 16 ? 4 : 5;  // prefix steps a line needs
       by_steps[first.reverse][steps - 1](first.in + start, first.out + start, n, n * count);
       return true;
     }
