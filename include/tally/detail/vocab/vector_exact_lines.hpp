@@ -375,7 +375,8 @@ TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512d third_step8(__m512d v, __m512i p
   const __m512d total = _mm512_mask_permutexvar_pd(total15, here, _mm512_sub_epi64(lane, back), v);
   const __mmask8 at15 = _mm512_cmpeq_epi64_mask(pos, _mm512_set1_epi64(15));
   const __m512d found = _mm512_maskz_compress_pd(at15, v);  // that lane in lane 0
-  total15 = _mm512_mask_permutexvar_pd(total15, static_cast<__mmask8>(at15 != 0 ? 0xff : 0), _mm512_setzero_si512(), found);
+  const auto any15 = static_cast<__mmask8>(at15 != 0 ? 0xff : 0);
+  total15 = _mm512_mask_permutexvar_pd(total15, any15, _mm512_setzero_si512(), found);
   return Sum ? _mm512_mask_add_pd(v, later, total, v) : _mm512_mask_mul_pd(v, later, total, v);
 }
 
