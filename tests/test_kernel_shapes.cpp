@@ -259,6 +259,100 @@ TEST_CASE("shapes: streamed transposed inputs (gathered tiles) at element offset
     }
 }
 
+/// Any value of T, specials included (+-0, +-inf, a quiet NaN, subnormals) but not a
+/// signalling NaN, which arithmetic quiets and a copy keeps.
+template <class T>
+T any_value(rng_t& rng) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(rng());
+  } else {
+    using F = std::conditional_t<std::is_same_v<T, tally::half>, float, T>;
+    static const F specials[] = {F(0), -F(0), std::numeric_limits<F>::infinity(), -std::numeric_limits<F>::infinity(),
+                                 std::numeric_limits<F>::quiet_NaN(), std::numeric_limits<F>::denorm_min(),
+                                 -std::numeric_limits<F>::min() / 2};
+    const F v = tally_test::one_in(rng, 8) ? specials[tally_test::pick(rng, 7)]
+                                           : static_cast<F>((tally_test::unit(rng) - 0.5) * 1e4);
+    if constexpr (std::is_same_v<T, tally::half>)
+      return tally::half(std::isnan(v) || std::isinf(v) ? v : v * 1e-7f);  // half's subnormals too
+    else
+      return v;
+  }
+}
+
+/// An axis of one element, inclusive: each output is its input element, bit for bit
+/// (tally copies it), in both modes, in cummax, for every direction and thread count, at
+/// element offsets from a cache line, streamed or not, and into an output whose rows are
+/// padded (runs of the copy apart); exclusive: the identity (no copy).
+template <class T>
+void check_axis_of_one(std::size_t n, rng_t& rng) {
+  const std::size_t rows = 3, width = (n + 2) / 3, pitch = width + 5;
+  struct layout {
+    std::vector<std::size_t> sizes;
+    int axis;
+    std::vector<std::ptrdiff_t> out_strides;  // empty: packed
+  };
+  const layout layouts[] = {{{n, 1}, 1, {}},
+                            {{1, n}, 0, {}},
+                            {{rows, 1, width}, 1, {}},
+                            {{rows, 1, width}, 1, {static_cast<std::ptrdiff_t>(pitch), 1, 1}}};
+  for (const layout& l : layouts)
+    for (bool product : {false, true})
+      for (bool exclusive : {false, true}) {
+        scan_case c{l.sizes, l.axis, product, tally_test::one_in(rng, 2), exclusive};
+        c.threads = 1 + static_cast<unsigned>(tally_test::pick(rng, 2));
+        c.in_offset = tally_test::pick(rng, 16);
+        c.out_offset = tally_test::pick(rng, 16);
+        c.in_place = l.out_strides.empty() && tally_test::one_in(rng, 4);
+        const std::size_t count = c.count();
+        std::vector<T> x(count);
+        for (T& v : x) v = any_value<T>(rng);
+        // Inclusive: x itself (the logical order is the memory order of a packed tensor).
+        const std::vector<T> want = exclusive ? reference(c, x) : x;
+        for (int mode = 0; mode < 3; ++mode) {  // fast, exact, cummax
+          if (mode == 1 && !std::is_floating_point_v<T>) continue;
+          if (mode == 2 && (product || exclusive)) continue;
+          c.accuracy = mode == 1 ? tally::scan_accuracy::exact : tally::scan_accuracy::fast;
+          offset_buffer<T> in(count, c.in_offset);
+          std::copy(x.begin(), x.end(), in.data());
+          const std::size_t span = l.out_strides.empty() ? count : rows * pitch;
+          offset_buffer<T> out(span, c.out_offset);
+          offset_buffer<T>& result = c.in_place ? in : out;
+          tally::scan_options options(tally_test::direction_of(c.decreasing), exclusive);
+          options.threads = c.threads;
+          options.accuracy = c.accuracy;
+          const tally::tensor_view<const T> in_view(in.data(), l.sizes.size(), l.sizes.data());
+          const tally::tensor_view<T> out_view =
+              l.out_strides.empty() ? tally::tensor_view<T>(result.data(), l.sizes.size(), l.sizes.data())
+                                    : tally::tensor_view<T>(result.data(), l.sizes.size(), l.sizes.data(),
+                                                            l.out_strides.data());
+          if (mode == 2)
+            tally::cummax<T>(in_view, out_view, l.axis, options);
+          else
+            tally_test::typed_scan<T>(product, in_view, out_view, l.axis, options);
+          std::vector<T> got(count);
+          const T* base = result.data();
+          for (std::size_t i = 0; i < count; ++i)
+            got[i] = l.out_strides.empty() ? base[i] : base[i / width * pitch + i % width];
+          const std::size_t at = tally_test::first_difference(want, got);
+          INFO(c.describe() << (mode == 2 ? " (cummax)" : "") << (l.out_strides.empty() ? "" : " padded output")
+                            << ": first difference at element " << at);
+          CHECK(at == want.size());
+        }
+      }
+}
+
+TEST_CASE("shapes: an inclusive scan along an axis of one element writes its elements bit for bit", "[shapes]") {
+  rng_t rng(0x1e1);
+  for_exact_types([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{5003}, std::size_t{70001}})
+      check_axis_of_one<T>(n, rng);
+  });
+  // Outputs large enough to be streamed (16 MiB), run lengths off every cache line.
+  check_axis_of_one<float>((std::size_t{16} << 20) / sizeof(float) + 37, rng);
+  check_axis_of_one<std::int16_t>((std::size_t{16} << 20) / sizeof(std::int16_t) + 11, rng);
+}
+
 // Sums of real data: the grouping depends only on the layout, so one thread and two give
 // the same bits, for short lines and narrow columns too.
 TEST_CASE("shapes: real-valued short lines and narrow columns give the same bits on 1 and 2 threads", "[shapes]") {

@@ -18,6 +18,10 @@
 //     state_type first(in_type x, std::int64_t position) const;
 //                                 // optional: the running value after a line's first
 //                                 // element, when combine(start(), x) would differ from it
+//     static constexpr bool single_element_is_copy = true;
+//                                 // optional: a line of one element writes that element
+//                                 // bit for bit (a signalling NaN aside), so an inclusive
+//                                 // scan along an axis of one element may be a copy
 //   };
 //
 // The engine combines every line sequentially in scan order, so the result of a line
@@ -51,6 +55,13 @@ inline constexpr bool is_short_float_v = std::is_same_v<T, half> || std::is_same
 /// Real floating-point element types (storage formats included).
 template <class T>
 inline constexpr bool is_real_float_v = std::is_floating_point_v<T> || is_short_float_v<T>;
+
+/// Whether Op declares `single_element_is_copy` (see above).
+template <class Op, class = void>
+inline constexpr bool single_element_is_copy_v = false;
+template <class Op>
+inline constexpr bool single_element_is_copy_v<Op, std::void_t<decltype(Op::single_element_is_copy)>> =
+    Op::single_element_is_copy;
 
 /// The value of a real element as the type it is compared and computed in.
 template <class T>

@@ -67,6 +67,8 @@ struct exact_op {
   using state_type = std::conditional_t<std::is_same_v<T, float>, double, compensated>;
   static constexpr bool has_identity = true;
   static constexpr bool has_index = false;
+  /// x + -0.0 and x * 1 are x, in double as in T (a skipped NaN is not: it becomes +0 or 1).
+  static constexpr bool single_element_is_copy = !SkipNaN;
 
   state_type start() const noexcept {
     if constexpr (std::is_same_v<T, float>)

@@ -52,6 +52,7 @@ struct extremum_op<T, Max, false> {
   using state_type = T;
   static constexpr bool has_identity = false;
   static constexpr bool has_index = false;
+  static constexpr bool single_element_is_copy = true;  // first(x) is x
 
   T start() const noexcept { return T{}; }  // never combined: first() starts every line
   T empty() const noexcept { return T{}; }  // never written: no exclusive mode

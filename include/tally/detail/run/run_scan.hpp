@@ -5,6 +5,7 @@
 #include "../dispatch/kernel_table.hpp"
 #include "../layout/normalize.hpp"
 #include "../plan/plan.hpp"
+#include "axis_of_one.hpp"
 #include "executor.hpp"
 #include "lines.hpp"
 #include "small_scan.hpp"
@@ -35,6 +36,19 @@ void run_scan(const scan_request& request, const T* in, T* out, const carry_t<T>
     return;
   const scan_layout layout = normalize(request);
   const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
+  if (layout.axis_size == 1 && !request.exclusive && !carry_in && !carry_out) {
+    axis_of_one_layout copy;
+    copy.rank = layout.outer_rank;
+    for (std::size_t d = 0; d < layout.outer_rank; ++d) {
+      copy.extents[d] = layout.outer[d].size;
+      copy.strides[0][d] = layout.outer[d].stride[in_operand];
+      copy.strides[1][d] = layout.outer[d].stride[out_operand];
+    }
+    const bool stream = !in_place && layout.outer_count() * sizeof(T) >= tuning::nontemporal_bytes;
+    if (copy_axis_of_one(copy, in + layout.offset[in_operand], out + layout.offset[out_operand], stream, exec.threads,
+                         exec))
+      return;
+  }
   const scan_plan plan =
       make_plan<Op, T>(layout, request.exclusive, in_place, carry_in || carry_out, exec.threads);
   const kernel_set<Op, T>& kernels = select_kernels<Op, T>();

@@ -27,6 +27,7 @@
 #include "../layout/overlap.hpp"
 #include "../ops/concept.hpp"
 #include "../plan/tuning.hpp"
+#include "../run/axis_of_one.hpp"
 #include "../run/executor.hpp"
 #include "prefetch.hpp"
 #include "nan_skipping_kernels.hpp"
@@ -985,8 +986,22 @@ void scan(const Op& op, op_traits traits, const typename Op::in_type* in, const 
   // not in place, where the output lines are read just before they are written.
   l.in_place = same_elements(p.in, p.out);
   l.stream = !l.in_place && p.out.layout.count() * sizeof(typename Op::out_type) >= tuning::nontemporal_bytes;
+  const executor exec = executor::from(options);
+  if constexpr (single_element_is_copy_v<Op>)
+    if (l.length == 1 && !l.exclusive && !l.include_initial && !l.has_index && !l.has_resets && !l.has_starts &&
+        !l.has_ends) {
+      axis_of_one_layout copy;
+      copy.rank = l.outer_rank;
+      for (std::size_t d = 0; d < l.outer_rank; ++d) {
+        copy.extents[d] = l.extents[d];
+        copy.strides[0][d] = l.strides[in_slot][d];
+        copy.strides[1][d] = l.strides[out_slot][d];
+      }
+      if (copy_axis_of_one(copy, in + l.offset[in_slot], out + l.offset[out_slot], l.stream, exec.threads, exec))
+        return;
+    }
   pointers<Op> ptr{in, out, index, resets, starts.data, ends.data};
-  run(op, l, ptr, executor::from(options));
+  run(op, l, ptr, exec);
 }
 
 }  // namespace vocab
