@@ -348,42 +348,92 @@ TEST_CASE("include_initial on the SIMD engine's cumsum and cumprod: the identity
   check_arithmetic<tally::half, tally::half>(24, scan_op::sum, false);
 }
 
-/// cumsum / cumprod<float, double> of a rows x cols matrix along axis 0 (neighbouring lines,
-/// the vector rows where the CPU has them), both directions, 1 and 2 threads, the output
-/// placed `offset` elements into its buffer: the sequential fold in double, bitwise.
+/// An element for the widening rows: any integer (sums wrap in the output type), or a
+/// float's value with, for half and bfloat16, a special now and then (signed zeros,
+/// infinities, NaN, subnormals).
+template <class In>
+In widening_element(rng_t& rng, bool product) {
+  if constexpr (std::is_integral_v<In>) {
+    return static_cast<In>(rng());
+  } else {
+    const double v = product ? 0.9 + 0.2 * tally_test::unit(rng) : (tally_test::unit(rng) - 0.5) * 1e3;
+    if constexpr (std::is_same_v<In, float>) {
+      return static_cast<float>(v);
+    } else {
+      static const float specials[] = {0.0f, -0.0f, HUGE_VALF, -HUGE_VALF, std::numeric_limits<float>::quiet_NaN(),
+                                       1e-6f, -3e-41f};
+      return In(tally_test::one_in(rng, 50) ? specials[tally_test::pick(rng, 7)] : static_cast<float>(v));
+    }
+  }
+}
+
+/// cumsum<In, Out> (and cumprod for float -> double) of a rows x cols matrix along axis 0
+/// (neighbouring lines, the vector rows where the CPU has them), both directions, 1 and 2
+/// threads, the output placed `offset` elements into its buffer: the sequential fold in
+/// Out's running type, computed here, bitwise.
+template <class In, class Out>
 void check_widening_rows(bool product, std::size_t rows, std::size_t cols, std::size_t offset) {
   rng_t rng(40 + rows);
-  std::vector<float> x(rows * cols);
-  for (float& v : x)
-    v = static_cast<float>(product ? 0.9 + 0.2 * tally_test::unit(rng) : (tally_test::unit(rng) - 0.5) * 1e3);
-  std::vector<double> want(x.size()), buffer(x.size() + offset);
-  double* const y = buffer.data() + offset;
+  std::vector<In> x(rows * cols);
+  for (In& v : x) v = widening_element<In>(rng, product);
+  // The fold: integers in unsigned arithmetic (wrapping), floats in Out.
+  using R = typename std::conditional_t<std::is_integral_v<Out>, std::make_unsigned<Out>, std::common_type<Out>>::type;
+  const auto widen = [](In v) {
+    if constexpr (std::is_integral_v<Out>)
+      return static_cast<R>(static_cast<Out>(v));
+    else
+      return static_cast<R>(static_cast<float>(v));
+  };
+  std::vector<R> want(x.size());
+  std::vector<Out> buffer(x.size() + offset);
+  Out* const y = buffer.data() + offset;
   for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing}) {
     const bool reverse = direction == tally::axis_direction::decreasing;
     for (std::size_t j = 0; j < cols; ++j)
       for (std::size_t k = 0; k < rows; ++k) {
         const std::size_t i = reverse ? rows - 1 - k : k, at = i * cols + j, before = reverse ? at + cols : at - cols;
-        const double v = x[at];
-        want[at] = k == 0 ? v : product ? want[before] * v : want[before] + v;
+        const R v = widen(x[at]);
+        want[at] = k == 0 ? v : product ? static_cast<R>(want[before] * v) : static_cast<R>(want[before] + v);
       }
     for (const unsigned threads : {1u, 2u}) {
       CAPTURE(product, rows, cols, offset, reverse, threads);
       scan_options o{direction};
       o.threads = threads;
-      const tensor_view<const float> in(x.data(), {rows, cols});
-      const tensor_view<double> out(y, {rows, cols});
-      product ? tally::cumprod<float, double>(in, out, 0, o) : tally::cumsum<float, double>(in, out, 0, o);
-      CHECK(std::memcmp(y, want.data(), want.size() * sizeof(double)) == 0);
+      const tensor_view<const In> in(x.data(), {rows, cols});
+      const tensor_view<Out> out(y, {rows, cols});
+      product ? tally::cumprod<In, Out>(in, out, 0, o) : tally::cumsum<In, Out>(in, out, 0, o);
+      // Bitwise, but any NaN for a NaN: which operand's payload an addition keeps is the
+      // compiler's choice (it may commute the reference's additions).
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < want.size(); ++i) differ += !same_value(y[i], static_cast<Out>(want[i]));
+      CHECK(differ == 0);
     }
   }
 }
 
+template <class In, class Out>
+void check_widening_rows_shapes(bool product) {
+  for (std::size_t cols : {1, 3, 8, 15, 16, 17, 33, 100}) check_widening_rows<In, Out>(product, 61, cols, 0);
+  check_widening_rows<In, Out>(product, 9, 4096 + 21, 0);  // wider than one tile of running values
+  check_widening_rows<In, Out>(product, 5, 1000, 3);       // the output off its vectors' alignment
+  // 16 MiB of output or more, streamed, one element past a line.
+  check_widening_rows<In, Out>(product, 2049, (std::size_t{16} << 20) / sizeof(Out) / 2048 + 1, 1);
+}
+
 TEST_CASE("cumsum and cumprod<float, double> across neighbouring lines: the fold in double, bitwise") {
-  for (const bool product : {false, true}) {
-    for (std::size_t cols : {1, 3, 8, 15, 16, 17, 33, 100}) check_widening_rows(product, 61, cols, 0);
-    check_widening_rows(product, 9, 4096 + 21, 0);  // wider than one tile of running values
-    check_widening_rows(product, 2049, 1025, 1);    // 16 MiB of output, streamed, one element past a line
-  }
+  for (const bool product : {false, true}) check_widening_rows_shapes<float, double>(product);
+}
+
+TEST_CASE("cumsum into wider integers, half / bfloat16 into float, across neighbouring lines: bitwise") {
+  check_widening_rows_shapes<std::int8_t, std::int64_t>(false);
+  check_widening_rows_shapes<std::uint8_t, std::uint16_t>(false);
+  check_widening_rows_shapes<std::int8_t, std::int32_t>(false);
+  check_widening_rows_shapes<std::uint16_t, std::int32_t>(false);
+  check_widening_rows_shapes<std::int16_t, std::int64_t>(false);
+  check_widening_rows_shapes<std::int32_t, std::int64_t>(false);
+  check_widening_rows_shapes<std::uint32_t, std::uint64_t>(false);
+  check_widening_rows_shapes<tally::half, float>(false);
+  check_widening_rows_shapes<tally::bfloat16, float>(false);
 }
 
 TEST_CASE("nancumsum and nancumprod: NaN counts as +0 and 1, with any output type") {

@@ -83,7 +83,7 @@ template <class Op>
 struct vector_line {
   static constexpr bool exists = false;
 };
-template <class Op>
+template <class Op, class = void>  // (the second parameter: for specializations that test Op's types)
 struct vector_rows {
   static constexpr bool exists = false;
 };
