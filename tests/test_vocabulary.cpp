@@ -367,12 +367,13 @@ In widening_element(rng_t& rng, bool product) {
   }
 }
 
-/// cumsum<In, Out> (and cumprod for float -> double) of a rows x cols matrix along axis 0
-/// (neighbouring lines, the vector rows where the CPU has them), both directions, 1 and 2
-/// threads, the output placed `offset` elements into its buffer: the sequential fold in
-/// Out's running type, computed here, bitwise.
+/// cumsum<In, Out> (and cumprod for float -> double) of a rows x cols matrix along `axis`
+/// (axis 0: neighbouring lines, the vector rows where the CPU has them; axis 1: lines
+/// along memory, the line forms from 16 elements on), both directions, 1 and 2 threads,
+/// the output placed `offset` elements into its buffer: the sequential fold in Out's
+/// running type, computed here, bitwise.
 template <class In, class Out>
-void check_widening_rows(bool product, std::size_t rows, std::size_t cols, std::size_t offset) {
+void check_widening(int axis, bool product, std::size_t rows, std::size_t cols, std::size_t offset) {
   rng_t rng(40 + rows);
   std::vector<In> x(rows * cols);
   for (In& v : x) v = widening_element<In>(rng, product);
@@ -387,21 +388,26 @@ void check_widening_rows(bool product, std::size_t rows, std::size_t cols, std::
   std::vector<R> want(x.size());
   std::vector<Out> buffer(x.size() + offset);
   Out* const y = buffer.data() + offset;
+  const std::size_t lines = axis == 0 ? cols : rows, length = axis == 0 ? rows : cols;
   for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing}) {
     const bool reverse = direction == tally::axis_direction::decreasing;
-    for (std::size_t j = 0; j < cols; ++j)
-      for (std::size_t k = 0; k < rows; ++k) {
-        const std::size_t i = reverse ? rows - 1 - k : k, at = i * cols + j, before = reverse ? at + cols : at - cols;
+    for (std::size_t line = 0; line < lines; ++line) {
+      R running{};
+      for (std::size_t k = 0; k < length; ++k) {
+        const std::size_t i = reverse ? length - 1 - k : k;
+        const std::size_t at = axis == 0 ? i * cols + line : line * cols + i;
         const R v = widen(x[at]);
-        want[at] = k == 0 ? v : product ? static_cast<R>(want[before] * v) : static_cast<R>(want[before] + v);
+        running = k == 0 ? v : product ? static_cast<R>(running * v) : static_cast<R>(running + v);
+        want[at] = running;
       }
+    }
     for (const unsigned threads : {1u, 2u}) {
-      CAPTURE(product, rows, cols, offset, reverse, threads);
+      CAPTURE(axis, product, rows, cols, offset, reverse, threads);
       scan_options o{direction};
       o.threads = threads;
       const tensor_view<const In> in(x.data(), {rows, cols});
       const tensor_view<Out> out(y, {rows, cols});
-      product ? tally::cumprod<In, Out>(in, out, 0, o) : tally::cumsum<In, Out>(in, out, 0, o);
+      product ? tally::cumprod<In, Out>(in, out, axis, o) : tally::cumsum<In, Out>(in, out, axis, o);
       // Bitwise, but any NaN for a NaN: which operand's payload an addition keeps is the
       // compiler's choice (it may commute the reference's additions).
       std::size_t differ = 0;
@@ -412,28 +418,30 @@ void check_widening_rows(bool product, std::size_t rows, std::size_t cols, std::
 }
 
 template <class In, class Out>
-void check_widening_rows_shapes(bool product) {
-  for (std::size_t cols : {1, 3, 8, 15, 16, 17, 33, 100}) check_widening_rows<In, Out>(product, 61, cols, 0);
-  check_widening_rows<In, Out>(product, 9, 4096 + 21, 0);  // wider than one tile of running values
-  check_widening_rows<In, Out>(product, 5, 1000, 3);       // the output off its vectors' alignment
+void check_widening_shapes(int axis, bool product) {
+  for (std::size_t cols : {1, 3, 8, 15, 16, 17, 33, 100}) check_widening<In, Out>(axis, product, 61, cols, 0);
+  check_widening<In, Out>(axis, product, 9, 4096 + 21, 0);  // wider than one tile of running values
+  check_widening<In, Out>(axis, product, 5, 1000, 3);       // the output off its vectors' alignment
   // 16 MiB of output or more, streamed, one element past a line.
-  check_widening_rows<In, Out>(product, 2049, (std::size_t{16} << 20) / sizeof(Out) / 2048 + 1, 1);
+  check_widening<In, Out>(axis, product, 2049, (std::size_t{16} << 20) / sizeof(Out) / 2048 + 1, 1);
 }
 
 TEST_CASE("cumsum and cumprod<float, double> across neighbouring lines: the fold in double, bitwise") {
-  for (const bool product : {false, true}) check_widening_rows_shapes<float, double>(product);
+  for (const bool product : {false, true}) check_widening_shapes<float, double>(0, product);
 }
 
-TEST_CASE("cumsum into wider integers, half / bfloat16 into float, across neighbouring lines: bitwise") {
-  check_widening_rows_shapes<std::int8_t, std::int64_t>(false);
-  check_widening_rows_shapes<std::uint8_t, std::uint16_t>(false);
-  check_widening_rows_shapes<std::int8_t, std::int32_t>(false);
-  check_widening_rows_shapes<std::uint16_t, std::int32_t>(false);
-  check_widening_rows_shapes<std::int16_t, std::int64_t>(false);
-  check_widening_rows_shapes<std::int32_t, std::int64_t>(false);
-  check_widening_rows_shapes<std::uint32_t, std::uint64_t>(false);
-  check_widening_rows_shapes<tally::half, float>(false);
-  check_widening_rows_shapes<tally::bfloat16, float>(false);
+TEST_CASE("cumsum into wider integers, half / bfloat16 into float, along either axis: bitwise") {
+  for (const int axis : {0, 1}) {
+    check_widening_shapes<std::int8_t, std::int64_t>(axis, false);
+    check_widening_shapes<std::uint8_t, std::uint16_t>(axis, false);
+    check_widening_shapes<std::int8_t, std::int32_t>(axis, false);
+    check_widening_shapes<std::uint16_t, std::int32_t>(axis, false);
+    check_widening_shapes<std::int16_t, std::int64_t>(axis, false);
+    check_widening_shapes<std::int32_t, std::int64_t>(axis, false);
+    check_widening_shapes<std::uint32_t, std::uint64_t>(axis, false);
+    check_widening_shapes<tally::half, float>(axis, false);
+    check_widening_shapes<tally::bfloat16, float>(axis, false);
+  }
 }
 
 TEST_CASE("nancumsum and nancumprod: NaN counts as +0 and 1, with any output type") {

@@ -36,7 +36,7 @@
 #include "vector_arithmetic_rows.hpp"
 #include "vector_exact_lines.hpp"
 #include "vector_lines.hpp"
-#include "vector_widening_rows.hpp"
+#include "vector_widening_sums.hpp"
 
 TALLY_BEGIN_NAMESPACE
 namespace detail {

@@ -79,11 +79,12 @@ std::size_t elements_to_32_bytes(const T* p, std::size_t limit) noexcept {
 /// widest tile it takes) and
 ///   static bool scan(const row_tile<In, Out>&);
 /// (a whole inclusive tile; false: not done).
-template <class Op>
+// (The second parameters: for specializations that test Op's types.)
+template <class Op, class = void>
 struct vector_line {
   static constexpr bool exists = false;
 };
-template <class Op, class = void>  // (the second parameter: for specializations that test Op's types)
+template <class Op, class = void>
 struct vector_rows {
   static constexpr bool exists = false;
 };

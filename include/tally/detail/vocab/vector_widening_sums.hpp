@@ -1,13 +1,17 @@
-// cumsum<T, U> into a wider type across a tile of neighbouring lines, row by row
-// (lane_rows.hpp), in AVX-512 or AVX2 registers: integers into wider integers (int8 ->
-// int64, uint16 -> int32, ...), half and bfloat16 into float. One line per lane, each
-// element widened (sign- or zero-extended, or converted exactly as F16C converts) and
-// added into its line's running value in U: the scalar loop's sequential fold, the same
-// bits (integers wrap in U; float sums in the same order).
+// cumsum<T, U> into a wider type in vectors:
+// - across a tile of neighbouring lines, row by row (lane_rows.hpp), AVX-512 or AVX2:
+//   integers into wider integers (int8 -> int64, uint16 -> int32, ...), half and
+//   bfloat16 into float. One line per lane, each element widened (sign- or
+//   zero-extended, or converted exactly as F16C converts) and added into its line's
+//   running value in U: the scalar loop's sequential fold, the same bits (integers wrap
+//   in U; float sums in the same order);
+// - along a contiguous line, AVX-512, integers into 32- and 64-bit integers: an
+//   in-register prefix of the widened elements plus the running value (integer sums are
+//   the same in any grouping). Float sums keep their sequential order: no line form.
 //
-// Without it these ran the engine's generic row loop, which GCC at -O2 does not vectorize:
-// 4096 x 4096 along axis 0, x memcpy of the output bytes: int8 -> int64 2.45, int16 ->
-// int32 4.9, half -> float 5.5 (docs/benchmarks.md, 2026-11-29, evening).
+// Without them these ran the engine's generic loops, which GCC at -O2 does not vectorize:
+// 4096 x 4096, x memcpy of the output bytes, across rows: int8 -> int64 2.45, int16 ->
+// int32 4.9, half -> float 5.5; along lines: int8 -> int32 1.15-1.44 (docs/vocabulary.md).
 #pragma once
 
 #include <cstddef>
@@ -57,7 +61,7 @@ struct widening_lanes_avx512 {
   static constexpr std::size_t width = 64 / sizeof(U), align = 64;
 
   /// The next `width` elements of T, widened to U's lanes.
-  TALLY_TARGET_AVX512 static __m512i widen(const T* in) {
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512i widen(const T* in) {
     constexpr bool sign = std::is_signed_v<T>;
     if constexpr (sizeof(U) == 8) {
       if constexpr (sizeof(T) == 1) {
@@ -112,7 +116,7 @@ struct widening_lanes_avx2 {
   using running_values = widening_running<T, U>;
   static constexpr std::size_t width = 32 / sizeof(U), align = 32;
 
-  TALLY_TARGET_AVX2 static __m256i widen(const T* in) {
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256i widen(const T* in) {
     constexpr bool sign = std::is_signed_v<T>;
     // The width * sizeof(T) bytes needed (4, 8 or 16), loaded alone: never past them.
     __m128i x;
@@ -161,6 +165,76 @@ struct widening_lanes_avx2 {
   }
 };
 
+
+/// The inclusive prefix sums of U's lanes (Reverse: the suffix sums), in place; integer
+/// lanes, so any grouping gives the sequential fold's values.
+template <class U, bool Reverse>
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE __m512i integer_prefix(__m512i x) {
+  const __m512i zero = _mm512_setzero_si512();
+  if constexpr (sizeof(U) == 8) {
+    if constexpr (Reverse) {
+      x = _mm512_add_epi64(x, _mm512_alignr_epi64(zero, x, 1));
+      x = _mm512_add_epi64(x, _mm512_alignr_epi64(zero, x, 2));
+      return _mm512_add_epi64(x, _mm512_alignr_epi64(zero, x, 4));
+    } else {
+      x = _mm512_add_epi64(x, _mm512_alignr_epi64(x, zero, 7));
+      x = _mm512_add_epi64(x, _mm512_alignr_epi64(x, zero, 6));
+      return _mm512_add_epi64(x, _mm512_alignr_epi64(x, zero, 4));
+    }
+  } else {
+    if constexpr (Reverse) {
+      x = _mm512_add_epi32(x, _mm512_alignr_epi32(zero, x, 1));
+      x = _mm512_add_epi32(x, _mm512_alignr_epi32(zero, x, 2));
+      x = _mm512_add_epi32(x, _mm512_alignr_epi32(zero, x, 4));
+      return _mm512_add_epi32(x, _mm512_alignr_epi32(zero, x, 8));
+    } else {
+      x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 15));
+      x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 14));
+      x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 12));
+      return _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 8));
+    }
+  }
+}
+
+/// cumsum<T, U> of one contiguous line into 32- or 64-bit integers (AVX-512): 64 bytes of
+/// U a step, the widened elements' in-register prefix plus the running value; streamed
+/// from the output's first 64-byte boundary when `stream`. +1 steps from `in` / `out`
+/// (-1 steps when Reverse).
+template <class T, class U, bool Reverse>
+TALLY_TARGET_AVX512 void widening_sum_line_avx512(const T* in, U* out, std::size_t n, bool stream) {
+  using lanes = widening_lanes_avx512<T, U>;
+  constexpr std::size_t W = lanes::width;
+  constexpr std::ptrdiff_t step = Reverse ? -1 : 1;
+  const arithmetic_op<sum_op, T, U, false> op;
+  running_t<U> running = 0;
+  const auto one_element = [&](std::size_t k) {
+    const std::ptrdiff_t at = step * static_cast<std::ptrdiff_t>(k);
+    running = k == 0 ? op.first(in[at], 0) : op.combine(running, in[at], 0);
+    out[at] = op.value(running);
+  };
+  // Streamed: the elements before the first vector whose output starts a 64-byte line.
+  std::size_t k = 0;
+  if (stream) {
+    const std::size_t head = Reverse ? elements_to_boundary<64>(out + 1) : elements_to_boundary<64>(out);
+    for (const std::size_t before = (std::min)(n, Reverse ? (W - head) % W : head); k < before; ++k) one_element(k);
+  }
+  __m512i carry = sizeof(U) == 8 ? _mm512_set1_epi64(static_cast<std::int64_t>(running))
+                                 : _mm512_set1_epi32(static_cast<std::int32_t>(running));
+  for (; k + W <= n; k += W) {
+    const std::ptrdiff_t at = Reverse ? -static_cast<std::ptrdiff_t>(k + W - 1) : static_cast<std::ptrdiff_t>(k);
+    __m512i y = integer_prefix<U, Reverse>(lanes::widen(in + at));
+    y = sizeof(U) == 8 ? _mm512_add_epi64(y, carry) : _mm512_add_epi32(y, carry);
+    // The line's running value: the last lane in scan order, in every lane.
+    carry = sizeof(U) == 8 ? _mm512_permutexvar_epi64(_mm512_set1_epi64(Reverse ? 0 : 7), y)
+                           : _mm512_permutexvar_epi32(_mm512_set1_epi32(Reverse ? 0 : 15), y);
+    auto* to = reinterpret_cast<__m512i*>(out + at);
+    stream ? _mm512_stream_si512(to, y) : _mm512_storeu_si512(to, y);
+  }
+  if (k > 0) running = static_cast<running_t<U>>(sizeof(U) == 8 ? _mm_cvtsi128_si64(_mm512_castsi512_si128(carry))
+                                                                 : _mm_cvtsi128_si32(_mm512_castsi512_si128(carry)));
+  for (; k < n; ++k) one_element(k);
+}
+
 TALLY_SIMD_WARNINGS_END
 
 /// cumsum<T, U> across neighbouring lines, without reset flags.
@@ -171,6 +245,20 @@ struct vector_rows<arithmetic_op<sum_op, T, U, false>, std::enable_if_t<widening
   static bool scan(const row_tile<T, U>& t) noexcept {
     return !t.resets && !t.index && t.count <= max_lines &&
            scan_lane_rows<widening_lanes_avx2<T, U>, widening_lanes_avx512<T, U>>(t);
+  }
+};
+
+/// cumsum<T, U> along a contiguous line into 32- or 64-bit integers, without reset flags
+/// (AVX-512; elsewhere the generic loop).
+template <class T, class U>
+struct vector_line<arithmetic_op<sum_op, T, U, false>,
+                   std::enable_if_t<widening_rows_v<T, U> && std::is_integral_v<U> && sizeof(U) >= 4>> {
+  static constexpr bool exists = true;
+  static bool scan(const line_span<T, U>& l) noexcept {
+    if (l.resets || active_target() != simd_variant::avx512) return false;
+    l.reverse ? widening_sum_line_avx512<T, U, true>(l.in, l.out, l.n, l.stream)
+              : widening_sum_line_avx512<T, U, false>(l.in, l.out, l.n, l.stream);
+    return true;
   }
 };
 
