@@ -64,20 +64,26 @@ std::shared_ptr<T> buffer(std::size_t n, bool aligned) {
 }
 
 /// Reproducible inputs in [-1, 1), with a NaN every 97 elements for the NaN-skipping rows
-/// and a reset flag every 61; the same values as float64 for V9.
+/// and a reset flag every 61; the same values as float64 for V9 and as half for V5h, and
+/// any int8 for V5i8.
 struct inputs {
   std::shared_ptr<float> x, x_nan;
   std::shared_ptr<double> x64;
   std::shared_ptr<std::uint8_t> flags;
+  std::shared_ptr<std::int8_t> x8;
+  std::shared_ptr<tally::half> x16;
   explicit inputs(bool aligned)
       : x(buffer<float>(count, aligned)), x_nan(buffer<float>(count, aligned)), x64(buffer<double>(count, aligned)),
-        flags(buffer<std::uint8_t>(count, aligned)) {
+        flags(buffer<std::uint8_t>(count, aligned)), x8(buffer<std::int8_t>(count, aligned)),
+        x16(buffer<tally::half>(count, aligned)) {
     std::uint64_t s = 14;
     for (std::size_t i = 0; i < count; ++i) {
       s = s * 6364136223846793005ull + 1442695040888963407ull;
       const float v = static_cast<float>(static_cast<double>(s >> 11) * 0x1p-52 - 1.0);
       x.get()[i] = v;
       x64.get()[i] = v;
+      x8.get()[i] = static_cast<std::int8_t>(s >> 56);
+      x16.get()[i] = tally::half(v);
       x_nan.get()[i] = i % 97 == 0 ? NAN : v;
       flags.get()[i] = i % 61 == 0;
     }
@@ -364,6 +370,34 @@ void register_axis(int axis, bool aligned) {
     });
     return ok;
   }, torch_peer(5, axis, aligned));
+  // V5i8: cumsum int8 -> int64 (NumPy's dtype=int64 for byte data), into the index buffer;
+  // V5h: cumsum half -> float. Both the sequential fold's bits.
+  const tally::tensor_view<const std::int8_t> in8(d.x8.get(), {side, side});
+  const tally::tensor_view<const tally::half> in16(d.x16.get(), {side, side});
+  const std::int8_t* x8 = d.x8.get();
+  const tally::half* x16 = d.x16.get();
+  add("V5i8" + a, aligned, count * 8, [=] { tally::cumsum<std::int8_t, std::int64_t>(in8, idx, axis); }, [=] {
+    bool ok = true;
+    for_lines(axis, [&](std::size_t s, std::size_t step) {
+      std::int64_t sum = 0;
+      for (std::size_t k = 0; k < side; ++k) {
+        sum += x8[s + k * step];
+        ok = ok && index.get()[s + k * step] == sum;
+      }
+    });
+    return ok;
+  }, peer{});
+  add("V5h" + a, aligned, count * 4, [=] { tally::cumsum<tally::half, float>(in16, y, axis); }, [=] {
+    bool ok = true;
+    for_lines(axis, [&](std::size_t s, std::size_t step) {
+      float sum = 0;
+      for (std::size_t k = 0; k < side; ++k) {
+        sum = k == 0 ? static_cast<float>(x16[s]) : sum + static_cast<float>(x16[s + k * step]);
+        ok = ok && out.get()[s + k * step] == sum;
+      }
+    });
+    return ok;
+  }, peer{});
   // V6: segmented cumsum. Its line form regroups within the rounding bound, like the SIMD
   // engine's cumsum (docs/vocabulary.md), so the bound is that of each segment's sum.
   add("V6" + a, aligned, count * 4, [=] { tally::cumsum(in, y, axis, resets); }, [=] {

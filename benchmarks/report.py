@@ -89,6 +89,8 @@ VOCABULARY = [
     ("V3f", "logcumsumexp, scan_accuracy::fast", 2.0),
     ("V4", "nancumsum", 1.5),
     ("V5", "cumsum float32 -> float64", 1.5),
+    ("V5i8", "cumsum int8 -> int64", 1.5),
+    ("V5h", "cumsum float16 -> float32", 1.5),
     ("V6", "segmented cumsum", 1.5),
     ("V7", "scan with a user lambda (sum)", None),
     ("V8", "cumsum float32, scan_accuracy::exact", None),
