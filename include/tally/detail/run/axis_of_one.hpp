@@ -64,11 +64,10 @@ struct axis_of_one_layout {
 /// Copies each element of `in` to its place in `out` when the layout's innermost dimension
 /// is contiguous in both (or there is none: one element); false otherwise, having written
 /// nothing. The output is not `in` shifted (the callers stage overlapping inputs), and is
-/// streamed when `stream` and its runs are long. The work is cut into up to `threads`
-/// parts of whole elements.
+/// streamed when `stream` and its runs are long. The work is cut into parts of whole
+/// elements for the executor's threads, as a scan's tasks are.
 template <class T>
-bool copy_axis_of_one(const axis_of_one_layout& l, const T* in, T* out, bool stream, unsigned threads,
-                      const executor& exec) noexcept {
+bool copy_axis_of_one(const axis_of_one_layout& l, const T* in, T* out, bool stream, const executor& exec) noexcept {
   const bool contiguous = l.rank == 0 || (l.strides[0][l.rank - 1] == 1 && l.strides[1][l.rank - 1] == 1);
   if (!contiguous) return false;
   const std::size_t run = l.rank == 0 ? 1 : l.extents[l.rank - 1];
@@ -85,7 +84,8 @@ bool copy_axis_of_one(const axis_of_one_layout& l, const T* in, T* out, bool str
   // the scan kernels are, below tuning::stream_line_bytes).
   stream = stream && run * sizeof(T) >= tuning::stream_line_bytes;
   const std::size_t total = runs * run;
-  const std::size_t parts = (std::min)(std::size_t{threads}, (std::max)(std::size_t{1}, total / tuning::min_elements_per_part));
+  const std::size_t parts =
+      (std::min)(std::size_t{exec.threads}, (std::max)(std::size_t{1}, total / tuning::min_elements_per_part));
   // Part of [begin, end) of the elements in row-major order: the runs it touches, each
   // from where the part starts in it.
   auto part = [&](std::size_t begin, std::size_t end) {

@@ -45,9 +45,7 @@ void run_scan(const scan_request& request, const T* in, T* out, const carry_t<T>
       copy.strides[1][d] = layout.outer[d].stride[out_operand];
     }
     const bool stream = !in_place && layout.outer_count() * sizeof(T) >= tuning::nontemporal_bytes;
-    if (copy_axis_of_one(copy, in + layout.offset[in_operand], out + layout.offset[out_operand], stream, exec.threads,
-                         exec))
-      return;
+    if (copy_axis_of_one(copy, in + layout.offset[in_operand], out + layout.offset[out_operand], stream, exec)) return;
   }
   const scan_plan plan =
       make_plan<Op, T>(layout, request.exclusive, in_place, carry_in || carry_out, exec.threads);

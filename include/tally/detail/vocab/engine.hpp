@@ -998,8 +998,7 @@ void scan(const Op& op, op_traits traits, const typename Op::in_type* in, const 
         copy.strides[0][d] = l.strides[in_slot][d];
         copy.strides[1][d] = l.strides[out_slot][d];
       }
-      if (copy_axis_of_one(copy, in + l.offset[in_slot], out + l.offset[out_slot], l.stream, exec.threads, exec))
-        return;
+      if (copy_axis_of_one(copy, in + l.offset[in_slot], out + l.offset[out_slot], l.stream, exec)) return;
     }
   pointers<Op> ptr{in, out, index, resets, starts.data, ends.data};
   run(op, l, ptr, exec);
