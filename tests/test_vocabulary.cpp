@@ -422,8 +422,12 @@ void check_widening_shapes(int axis, bool product) {
   for (std::size_t cols : {1, 3, 8, 15, 16, 17, 33, 100}) check_widening<In, Out>(axis, product, 61, cols, 0);
   check_widening<In, Out>(axis, product, 9, 4096 + 21, 0);  // wider than one tile of running values
   check_widening<In, Out>(axis, product, 5, 1000, 3);       // the output off its vectors' alignment
-  // 16 MiB of output or more, streamed, one element past a line.
+  check_widening<In, Out>(axis, product, 37, 48, 5);         // rows 64 bytes apart, off their alignment
+  check_widening<In, Out>(axis, product, 21, 144, 7);
+  // 16 MiB of output or more, streamed, one element past a line; then rows a multiple of
+  // 64 bytes apart, off their alignment.
   check_widening<In, Out>(axis, product, 2049, (std::size_t{16} << 20) / sizeof(Out) / 2048 + 1, 1);
+  check_widening<In, Out>(axis, product, 1025, (std::size_t{16} << 20) / sizeof(Out) / 1024, 3);
 }
 
 TEST_CASE("cumsum and cumprod<float, double> across neighbouring lines: the fold in double, bitwise") {

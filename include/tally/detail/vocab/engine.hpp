@@ -300,6 +300,16 @@ inline constexpr bool multi_line_form<Op, std::void_t<decltype(vector_line<Op>::
     std::declval<const line_span<typename Op::in_type, typename Op::out_type>&>(), std::size_t{}, std::ptrdiff_t{},
     std::ptrdiff_t{}))>> = true;
 
+/// Whether the operator's multi-line form also takes lines long enough to stream, and
+/// streams any lines itself where `first.stream` says (a large output; else long lines go
+/// one at a time, to the line form's streamed stores): declared by the line form as
+/// `static constexpr bool streams_lines = true;`.
+template <class Op, class = void>
+inline constexpr bool streams_lines = false;
+template <class Op>
+inline constexpr bool streams_lines<Op, std::void_t<decltype(vector_line<Op>::streams_lines)>> =
+    vector_line<Op>::streams_lines;
+
 /// Whether the operator's row form can start its lines from running values and hand them
 /// back (`starts` null: from each line's first element; `ends` null: not wanted):
 ///   static bool scan(const row_tile<In, Out>&, const state_type* starts, state_type* ends);
@@ -425,8 +435,9 @@ inline bool along_memory(const layout& l) noexcept {
 
 /// The lines from the walker's position along its innermost dimension (at most `limit`):
 /// in one call of the operator's multi-line form where it applies (inclusive lines from
-/// their first elements, contiguous in input and output, not streamed: the calls a line
-/// costs weigh on short lines), else the one line there. Returns the lines scanned.
+/// their first elements, contiguous in input and output, not streamed unless the form
+/// streams them: the calls a line costs weigh on short lines), else the one line there.
+/// Returns the lines scanned.
 template <class Op>
 std::size_t scan_line_run(const Op& op, const layout& l, const pointers<Op>& p, const nd_walker<slot_count>& w,
                           std::size_t limit) {
@@ -435,10 +446,10 @@ std::size_t scan_line_run(const Op& op, const layout& l, const pointers<Op>& p, 
     const std::ptrdiff_t si = l.axis[in_slot];
     const bool streamed = l.stream && l.length * sizeof(typename Op::out_type) >= tuning::stream_line_bytes;
     if (w.dims > 0 && !l.exclusive && !l.include_initial && !l.has_resets && !q.index && !q.starts && !q.ends &&
-        l.length > 0 && !streamed && along_memory(l)) {
+        l.length > 0 && (!streamed || streams_lines<Op>) && along_memory(l)) {
       const std::size_t d = w.dims - 1, count = (std::min)(limit, w.extents[d] - w.index[d]);
       const line_span<typename Op::in_type, typename Op::out_type> first{q.in, q.out, nullptr, nullptr, l.length,
-                                                                         si < 0, l.decreasing, false};
+                                                                         si < 0, l.decreasing, streams_lines<Op> && l.stream};
       if (count > 1 && vector_line<Op>::scan_lines(first, count, w.strides[in_slot][d], w.strides[out_slot][d]))
         return count;
     }
