@@ -5,9 +5,10 @@
 //
 //   B1 .. B9, B4t        the case table, on std::vector buffers (what users have) and again
 //                        on 64-byte aligned buffers ("B1@aligned": tally and memcpy only)
-//   sweep:<type>:a<axis>:L=<L> / :w=<w>
-//                        16M elements as [N/L, L] along axis 1 and [L, N/L] along axis 0,
-//                        and narrow [N/w, w] along axis 0; tally, memcpy, plain loop
+//   sweep:<type>:a<axis>[d]:L=<L> / :w=<w>
+//                        16M elements as [N/L, L] along axis 1 (also decreasing: a1d) and
+//                        [L, N/L] along axis 0, and narrow [N/w, w] along axis 0; tally,
+//                        memcpy, plain loop
 //   small:<type>:n=<n> / :8x8:a1
 //                        one small call, ns per call: both layers beside the plain loop
 //
@@ -270,6 +271,22 @@ void plain_rows(const T* in, T* out, std::size_t rows, std::size_t cols) {
   }
 }
 
+/// Sums along the last axis of `rows` packed lines of `cols` elements, each line from its
+/// last element down (the decreasing direction), lines in memory order.
+template <class T>
+void plain_rows_decreasing(const T* in, T* out, std::size_t rows, std::size_t cols) {
+  using A = naive_acc_t<T>;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const T* p = in + r * cols;
+    T* q = out + r * cols;
+    A acc = A(0);
+    for (std::size_t j = cols; j-- > 0;) {
+      acc = static_cast<A>(acc + load_as<A>(p[j]));
+      q[j] = store_as<T>(acc);
+    }
+  }
+}
+
 /// Along the middle axis of packed [outer, rows, width]: row by row, each output row the
 /// previous output row combined with the input row. float16 keeps its running row in
 /// float32 (`row`, width elements), since re-reading rounded float16 outputs would add a
@@ -424,6 +441,10 @@ run_fn<T> naive_fn(const shape& s, bool product) {
 /// write (a decreasing or exclusive scan: B5) or none is written here (strided float16).
 template <class T>
 run_fn<T> plain_fn(const shape& s, bool product) {
+  if (s.reverse && !s.exclusive && !product && s.in_strides.empty() && s.axis + 1 == static_cast<int>(s.sizes.size())) {
+    const std::size_t cols = s.sizes.back(), rows = s.elements() / cols;
+    return [rows, cols](const T* in, T* out) { plain_rows_decreasing<T>(in, out, rows, cols); };
+  }
   if (s.reverse || s.exclusive) return {};
   const std::size_t axis = static_cast<std::size_t>(s.axis), rank = s.sizes.size();
   if (!s.in_strides.empty()) {
@@ -708,6 +729,10 @@ void register_sweep() {
   std::sort(lengths.begin(), lengths.end());
   for (std::size_t len : lengths)
     add_sweep<float>("sweep:f32:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
+  // Decreasing along axis 1 ("a1d"): lines read downwards, which once went upwards line
+  // after line and took up to 5x memcpy.
+  for (std::size_t len : {std::size_t{16}, std::size_t{256}, std::size_t{4096}, std::size_t{1} << 16})
+    add_sweep<float>("sweep:f32:a1d:L=" + count_label(len), shape{{n / len, len}, {}, 1, true});
   for (std::size_t len = 1; len <= n; len *= 4)
     add_sweep<float>("sweep:f32:a0:L=" + count_label(len), shape{{len, n / len}, {}, 0});
   // Narrow rows along axis 0 ("points xyz"); 4 columns is the a0 row L=4M above.

@@ -261,7 +261,8 @@ def sweep_rows(times, offsets):
     for case in cases:
         try:
             _, dtype, axis_text, param = case.split(":")
-            axis = int(axis_text[1:])
+            decreasing = axis_text.endswith("d")
+            axis = int(axis_text[1:].rstrip("d"))
             what, value = param.split("=")
         except ValueError:
             continue
@@ -274,9 +275,10 @@ def sweep_rows(times, offsets):
             length = parse_count(value)
             other = SWEEP_N // length
             shape = f"[{count_text(other)}, {value}]" if axis == 1 else f"[{value}, {count_text(other)}]"
-            series = f"{TYPE_NAMES.get(dtype, dtype)} axis {axis}"
+            series = f"{TYPE_NAMES.get(dtype, dtype)} axis {axis}" + (" decreasing" if decreasing else "")
         tally, memcpy, plain, exact = (times.get((case, i)) for i in ("tally", "memcpy", "plain", "exact"))
-        r = {"id": case, "dtype": dtype, "axis": axis, "narrow": what == "w", "length": length,
+        r = {"id": case, "dtype": dtype, "axis": axis, "decreasing": decreasing, "narrow": what == "w",
+             "length": length,
              "width": int(value) if what == "w" else 0,
              "series": series, "shape": shape, "offsets": offset_text(offsets, case),
              "tally": tally, "memcpy": memcpy, "plain": plain,
@@ -288,7 +290,8 @@ def sweep_rows(times, offsets):
         r["ok_plain"] = r["vs_plain"] is not None and r["vs_plain"] < 1.0
         rows.append(r)
     order = {"f32": 0, "i8": 1, "i32": 2, "f16": 3}
-    rows.sort(key=lambda r: (order.get(r["dtype"], 9), -r["axis"], r["narrow"], r["width"], r["length"]))
+    rows.sort(key=lambda r: (order.get(r["dtype"], 9), -r["axis"], r["decreasing"], r["narrow"], r["width"],
+                             r["length"]))
     return rows
 
 
@@ -542,11 +545,13 @@ def sweep_chart(rows, context, path):
         return False
     rows = [r for r in rows if r["memcpy"]]
     fig, ax = plt.subplots(figsize=(11, 6))
-    lines = [("f32", 1, "tally, float32 [N/L, L] axis 1", "#1f77b4"),
-             ("f32", 0, "tally, float32 [L, N/L] axis 0", "#d62728")]
+    lines = [("f32", 1, False, "tally, float32 [N/L, L] axis 1", "#1f77b4"),
+             ("f32", 1, True, "tally, float32 [N/L, L] axis 1 decreasing", "#17becf"),
+             ("f32", 0, False, "tally, float32 [L, N/L] axis 0", "#d62728")]
     everything = []
-    for dtype, axis, name, color in lines:
-        pts = sorted((r["length"], r) for r in rows if r["dtype"] == dtype and r["axis"] == axis and not r["narrow"])
+    for dtype, axis, decreasing, name, color in lines:
+        pts = sorted((r["length"], r) for r in rows if r["dtype"] == dtype and r["axis"] == axis and
+                     r["decreasing"] == decreasing and not r["narrow"])
         if not pts:
             continue
         xs = [x for x, _ in pts]

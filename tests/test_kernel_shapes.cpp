@@ -385,6 +385,49 @@ TEST_CASE("shapes: real-valued short lines and narrow columns give the same bits
     }
 }
 
+/// [planes, lines, n] along the last axis, the planes padded apart (so that the two outer
+/// dimensions do not merge into one): lines read downwards are taken last first, plane
+/// by plane, tile by tile and in the multi-line runs, and must still each be written once
+/// with their own sums. The shapes give the short lines' tiles (4096 lines of 4, 2048 of
+/// 8, 5440 of 3) two or more tiles a plane, and the long lines several planes.
+template <class T>
+void check_lines_taken_last_first(rng_t& rng) {
+  const std::vector<std::size_t> shapes[] = {{3, 4500, 4}, {2, 2100, 8}, {2, 6000, 3}, {3, 40, 256},
+                                             {2, 3, 1500}, {4, 9, 33}};
+  for (const std::vector<std::size_t>& sizes : shapes)
+    for (bool decreasing : {true, false})
+      for (unsigned threads : {1u, 2u})
+        for (tally::scan_accuracy accuracy : {tally::scan_accuracy::fast, tally::scan_accuracy::exact}) {
+          if (accuracy == tally::scan_accuracy::exact && !std::is_floating_point_v<T>) continue;  // one mode
+          const std::size_t plane = sizes[1] * sizes[2], padded = plane + 5, count = sizes[0] * plane;
+          std::vector<T> x(count);
+          for (T& v : x) v = exact_value<T>(rng);
+          std::vector<T> in(sizes[0] * padded), got(count);
+          for (std::size_t p = 0; p < sizes[0]; ++p)
+            std::copy(x.begin() + static_cast<std::ptrdiff_t>(p * plane),
+                      x.begin() + static_cast<std::ptrdiff_t>((p + 1) * plane), in.begin() + static_cast<std::ptrdiff_t>(p * padded));
+          const std::ptrdiff_t strides[] = {static_cast<std::ptrdiff_t>(padded), static_cast<std::ptrdiff_t>(sizes[2]), 1};
+          tally::scan_options o(tally_test::direction_of(decreasing), false, threads);
+          o.accuracy = accuracy;
+          tally::cumsum<T>(tally::tensor_view<const T>(in.data(), 3, sizes.data(), strides),
+                           tally::tensor_view<T>(got.data(), 3, sizes.data()), 2, o);
+          const std::vector<T> want =
+              tally_test::reference_scan_packed<T>(scan_op::sum, sizes, 2, decreasing, false, x);
+          INFO("sizes {" << sizes[0] << ", " << sizes[1] << ", " << sizes[2] << "} decreasing " << decreasing
+                         << " threads " << threads << (accuracy == tally::scan_accuracy::exact ? " exact" : " fast"));
+          CHECK(tally_test::first_difference(want, got) == want.size());
+        }
+}
+
+TEST_CASE("shapes: lines read downwards over padded planes, taken last first", "[shapes]") {
+  rng_t rng(0xdec1);
+  check_lines_taken_last_first<float>(rng);
+  check_lines_taken_last_first<double>(rng);
+  check_lines_taken_last_first<tally::half>(rng);
+  check_lines_taken_last_first<std::int32_t>(rng);
+  check_lines_taken_last_first<std::int8_t>(rng);
+}
+
 /// Packed short lines of real data in the fast mode: every line has the bits it has when
 /// the lines around it are scanned in other calls (the rows split at several places), so
 /// neither tiles nor threads nor a staged copy of some of the lines (nancumsum's) can

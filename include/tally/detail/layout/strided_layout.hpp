@@ -61,6 +61,18 @@ struct nd_walker {
       index[d] = 0;
     }
   }
+  /// The index before in row-major order (the last after the origin).
+  void previous() noexcept {
+    for (std::size_t d = dims; d-- > 0;) {
+      if (index[d] > 0) {
+        --index[d];
+        for (int op = 0; op < Operands; ++op) offset[op] -= strides[op][d];
+        return;
+      }
+      index[d] = extents[d] - 1;
+      for (int op = 0; op < Operands; ++op) offset[op] += static_cast<std::ptrdiff_t>(extents[d] - 1) * strides[op][d];
+    }
+  }
 };
 
 struct strided_layout {

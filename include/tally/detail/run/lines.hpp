@@ -20,16 +20,25 @@ struct lines_job {
 
   void operator()(std::size_t begin, std::size_t end) const noexcept {
     const scan_layout& l = plan.layout;
-    auto w = outer_walker(l, plan.walked_dims, begin);
-    for (std::size_t i = begin; i < end; ++i, w.next()) {
+    if (begin == end) return;
+    // Lines read downwards are taken last first, so that memory is one descending
+    // stream: ascending lines read downwards each confuse the hardware prefetchers
+    // (4096 x 4096 float32 decreasing along axis 1 took 1.5x the increasing time).
+    const bool downwards = l.axis_in_stride < 0;
+    auto w = outer_walker(l, plan.walked_dims, downwards ? end - 1 : begin);
+    for (std::size_t i = begin; i < end; ++i) {
       auto state = carries.line_start(w.offset[carry_in_operand]);
       const T* in = carries.p.in + w.offset[in_operand];
       T* out = carries.p.out + w.offset[out_operand];
       if constexpr (Contiguous)
-        kernels.line(state, in, out, l.axis_in_stride < 0, l.axis_size, plan.exclusive, plan.stream);
+        kernels.line(state, in, out, downwards, l.axis_size, plan.exclusive, plan.stream);
       else
         kernels.strided(state, in, l.axis_in_stride, out, l.axis_out_stride, l.axis_size, plan.exclusive);
       carries.finish_line(w.offset[carry_out_operand], state);
+      if (downwards)
+        w.previous();
+      else
+        w.next();
     }
   }
 };
@@ -48,14 +57,22 @@ struct short_lines_job {
     const bool reverse = l.axis_in_stride < 0;
     // The region of a tile starts at its first line's lowest address.
     const std::ptrdiff_t first = reverse ? -static_cast<std::ptrdiff_t>(n - 1) : 0;
-    auto w = outer_walker(l, plan.walked_dims, begin / plan.tiles);
-    std::size_t t = begin % plan.tiles;
+    if (begin == end) return;
+    // Lines read downwards: tiles last first, as lines_job takes its lines.
+    const std::size_t start = reverse ? end - 1 : begin;
+    auto w = outer_walker(l, plan.walked_dims, start / plan.tiles);
+    std::size_t t = start % plan.tiles;
     for (std::size_t i = begin; i < end; ++i) {
       const std::size_t line = t * plan.tile, count = (std::min)(plan.tile, lines - line);
       const auto at = static_cast<std::ptrdiff_t>(line * n) + first;
       kernels.short_lines(carries.p.in + w.offset[in_operand] + at, carries.p.out + w.offset[out_operand] + at, n,
                           count, reverse, plan.exclusive, plan.stream);
-      if (++t == plan.tiles) {
+      if (reverse) {
+        if (t-- == 0) {
+          t = plan.tiles - 1;
+          w.previous();
+        }
+      } else if (++t == plan.tiles) {
         t = 0;
         w.next();
       }

@@ -433,29 +433,54 @@ inline bool along_memory(const layout& l) noexcept {
   return (si == 1 || si == -1 || l.length == 1) && l.axis[out_slot] == si;
 }
 
-/// The lines from the walker's position along its innermost dimension (at most `limit`):
-/// in one call of the operator's multi-line form where it applies (inclusive lines from
-/// their first elements, contiguous in input and output, not streamed unless the form
-/// streams them: the calls a line costs weigh on short lines), else the one line there.
-/// Returns the lines scanned.
+/// The lines from the walker's position along its innermost dimension, upwards or
+/// (`downwards`) towards its start, at most `limit`, in one call of the operator's
+/// multi-line form, where it applies (inclusive lines from their first elements,
+/// contiguous in input and output, not streamed unless the form streams them: the calls a
+/// line costs weigh on short lines). Returns the lines scanned: 0 where the form does not
+/// apply.
 template <class Op>
-std::size_t scan_line_run(const Op& op, const layout& l, const pointers<Op>& p, const nd_walker<slot_count>& w,
-                          std::size_t limit) {
-  const pointers<Op> q = moved(p, w.offset);
+std::size_t scan_line_run(const layout& l, const pointers<Op>& p, const nd_walker<slot_count>& w, std::size_t limit,
+                          bool downwards) {
   if constexpr (multi_line_form<Op>) {
+    const pointers<Op> q = moved(p, w.offset);
     const std::ptrdiff_t si = l.axis[in_slot];
     const bool streamed = l.stream && l.length * sizeof(typename Op::out_type) >= tuning::stream_line_bytes;
     if (w.dims > 0 && !l.exclusive && !l.include_initial && !l.has_resets && !q.index && !q.starts && !q.ends &&
         l.length > 0 && (!streamed || streams_lines<Op>) && along_memory(l)) {
-      const std::size_t d = w.dims - 1, count = (std::min)(limit, w.extents[d] - w.index[d]);
+      const std::size_t d = w.dims - 1;
+      const std::size_t count = (std::min)(limit, downwards ? w.index[d] + 1 : w.extents[d] - w.index[d]);
+      const std::ptrdiff_t sign = downwards ? -1 : 1;
       const line_span<typename Op::in_type, typename Op::out_type> first{q.in, q.out, nullptr, nullptr, l.length,
                                                                          si < 0, l.decreasing, streams_lines<Op> && l.stream};
-      if (count > 1 && vector_line<Op>::scan_lines(first, count, w.strides[in_slot][d], w.strides[out_slot][d]))
+      if (count > 1 &&
+          vector_line<Op>::scan_lines(first, count, sign * w.strides[in_slot][d], sign * w.strides[out_slot][d]))
         return count;
     }
   }
-  scan_line(op, l, q);
-  return 1;
+  return 0;
+}
+
+/// Lines begin to end (row-major positions of the walked dimensions), in runs of the
+/// multi-line form where it applies, else one at a time. Lines read downwards go last
+/// first, runs too, so that memory is one descending stream: lines taken upwards but each
+/// read downwards defeat the hardware prefetchers (4096 x 4096 float32 decreasing along
+/// axis 1: 1.5x the time of increasing; 65536 x 256: 4.5x).
+template <class Op>
+void scan_lines(const Op& op, const layout& l, const pointers<Op>& p, nd_walker<slot_count> w, std::size_t begin,
+                std::size_t end) {
+  const bool downwards = l.axis[in_slot] < 0 && w.dims > 0;
+  w.start(downwards ? end - 1 : begin);
+  for (std::size_t left = end - begin; left > 0;) {
+    const std::size_t run = scan_line_run(l, p, w, left, downwards);
+    if (run == 0) {
+      scan_line(op, l, moved(p, w.offset));
+      --left;
+      downwards ? w.previous() : w.next();
+    } else if ((left -= run) > 0) {
+      w.start(downwards ? begin + left - 1 : end - left);
+    }
+  }
 }
 
 /// `count` neighbouring lines (`step` apart per slot) whose rows are not contiguous
@@ -894,19 +919,8 @@ void run(const Op& op, layout l, pointers<Op> p, const executor& exec) {
   const std::size_t parts =
       std::min<std::size_t>(exec.threads, std::max<std::size_t>(1, elements / tuning::min_elements_per_part));
   auto lines_and_tiles = [&](std::size_t begin, std::size_t end) {
+    if (!tiled) return scan_lines(op, l, p, origin, begin, end);
     nd_walker<slot_count> w = origin;
-    if (!tiled) {
-      w.start(begin);
-      for (std::size_t i = begin; i < end;) {
-        const std::size_t run = scan_line_run(op, l, p, w, end - i);
-        i += run;
-        if (run == 1)
-          w.next();
-        else if (i < end)
-          w.start(i);
-      }
-      return;
-    }
     std::ptrdiff_t step[slot_count];
     for (int s = 0; s < slot_count; ++s) step[s] = l.strides[s][l.outer_rank - 1];
     // Tile t's first column (t mod tiles: no printf-like "%t" for the check) and offsets.
