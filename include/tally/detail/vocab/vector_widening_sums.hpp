@@ -32,12 +32,19 @@ TALLY_BEGIN_NAMESPACE
 namespace detail {
 namespace vocab {
 
-/// Whether cumsum<T, U> has these rows: T != U, both integers, or T half / bfloat16 and U
-/// float.
+/// Whether cumsum<T, U> has vector forms here (rows; lines into 32- and 64-bit integers):
+/// T != U, both integers, or T half / bfloat16 and U float.
 template <class T, class U>
-inline constexpr bool widening_rows_v =
+inline constexpr bool widening_vector_pair_v =
     !std::is_same_v<T, U> && ((std::is_integral_v<T> && std::is_integral_v<U>) ||
                               (is_short_float_v<T> && std::is_same_v<U, float>));
+
+/// 8 half or bfloat16 values as floats, exactly (F16C; bfloat16: its bits moved up 16).
+template <class T>
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256 short_floats_avx2(__m128i bits) {
+  return std::is_same_v<T, half> ? _mm256_cvtph_ps(bits)
+                                 : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
+}
 
 /// The most lines a tile holds here: 32 KiB of 64-bit running values.
 inline constexpr std::size_t widening_tile_capacity = 4096;
@@ -159,16 +166,13 @@ struct widening_lanes_avx2 {
       auto* to = reinterpret_cast<__m256i*>(out);
       stream ? _mm256_stream_si256(to, y) : _mm256_storeu_si256(to, y);
     } else {
-      const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
-      const __m256 x = std::is_same_v<T, half> ? _mm256_cvtph_ps(bits)
-                                               : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
+      const __m256 x = short_floats_avx2<T>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in)));
       const __m256 y = _mm256_add_ps(_mm256_loadu_ps(r.value + j), x);
       _mm256_storeu_ps(r.value + j, y);
       stream ? _mm256_stream_ps(out, y) : _mm256_storeu_ps(out, y);
     }
   }
 };
-
 
 /// The inclusive prefix sums of U's lanes (Reverse: the suffix sums), in place; integer
 /// lanes, so any grouping gives the sequential fold's values.
@@ -278,10 +282,7 @@ struct short_float_blocks_avx2 {
   short_float_blocks_avx2() noexcept {
     for (float& s : running) s = -0.0f;
   }
-  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256 widen(__m128i bits) {
-    return std::is_same_v<T, half> ? _mm256_cvtph_ps(bits)
-                                   : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
-  }
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256 widen(__m128i bits) { return short_floats_avx2<T>(bits); }
   /// r[j]: elements 0 .. 7 of line j, of which lo .. hi - 1 are the line's. Adds those into
   /// `sums` in scan order and leaves in r[j] line j's running values after them.
   template <bool Reverse, bool Whole>
@@ -433,7 +434,7 @@ TALLY_SIMD_WARNINGS_END
 
 /// cumsum<T, U> across neighbouring lines, without reset flags.
 template <class T, class U>
-struct vector_rows<arithmetic_op<sum_op, T, U, false>, std::enable_if_t<widening_rows_v<T, U>>> {
+struct vector_rows<arithmetic_op<sum_op, T, U, false>, std::enable_if_t<widening_vector_pair_v<T, U>>> {
   static constexpr bool exists = true;
   static constexpr std::size_t max_lines = widening_tile_capacity;
   static bool scan(const row_tile<T, U>& t) noexcept {
@@ -446,7 +447,7 @@ struct vector_rows<arithmetic_op<sum_op, T, U, false>, std::enable_if_t<widening
 /// (AVX-512; elsewhere the generic loop).
 template <class T, class U>
 struct vector_line<arithmetic_op<sum_op, T, U, false>,
-                   std::enable_if_t<widening_rows_v<T, U> && std::is_integral_v<U> && sizeof(U) >= 4>> {
+                   std::enable_if_t<widening_vector_pair_v<T, U> && std::is_integral_v<U> && sizeof(U) >= 4>> {
   static constexpr bool exists = true;
   static bool scan(const line_span<T, U>& l) noexcept {
     if (l.resets || active_target() != simd_variant::avx512) return false;
