@@ -6,9 +6,9 @@
 //   B1 .. B9, B4t        the case table, on std::vector buffers (what users have) and again
 //                        on 64-byte aligned buffers ("B1@aligned": tally and memcpy only)
 //   sweep:<type>:a<axis>[d]:L=<L> / :w=<w>
-//                        16M elements as [N/L, L] along axis 1 (also decreasing: a1d) and
-//                        [L, N/L] along axis 0, and narrow [N/w, w] along axis 0; tally,
-//                        memcpy, plain loop
+//                        16M elements as [N/L, L] along axis 1 and [L, N/L] along axis 0
+//                        (also decreasing: a1d, a0d), and narrow [N/w, w] along axis 0;
+//                        tally, memcpy, plain loop
 //   small:<type>:n=<n> / :8x8:a1
 //                        one small call, ns per call: both layers beside the plain loop
 //
@@ -287,6 +287,15 @@ void plain_rows_decreasing(const T* in, T* out, std::size_t rows, std::size_t co
   }
 }
 
+/// Sums down the first axis of packed [rows, width] from the last row up (the decreasing
+/// direction): each output row the one below it plus the input row.
+template <class T>
+void plain_columns_decreasing(const T* in, T* out, std::size_t rows, std::size_t width) {
+  for (std::size_t k = 0; k < width; ++k) out[(rows - 1) * width + k] = in[(rows - 1) * width + k];
+  for (std::size_t i = rows - 1; i-- > 0;)
+    for (std::size_t k = 0; k < width; ++k) out[i * width + k] = out[(i + 1) * width + k] + in[i * width + k];
+}
+
 /// Along the middle axis of packed [outer, rows, width]: row by row, each output row the
 /// previous output row combined with the input row. float16 keeps its running row in
 /// float32 (`row`, width elements), since re-reading rounded float16 outputs would add a
@@ -441,9 +450,13 @@ run_fn<T> naive_fn(const shape& s, bool product) {
 /// write (a decreasing or exclusive scan: B5) or none is written here (strided float16).
 template <class T>
 run_fn<T> plain_fn(const shape& s, bool product) {
-  if (s.reverse && !s.exclusive && !product && s.in_strides.empty() && s.axis + 1 == static_cast<int>(s.sizes.size())) {
+  if (s.reverse && !s.exclusive && !product && s.in_strides.empty()) {  // the decreasing sweep rows
     const std::size_t cols = s.sizes.back(), rows = s.elements() / cols;
-    return [rows, cols](const T* in, T* out) { plain_rows_decreasing<T>(in, out, rows, cols); };
+    if (s.axis + 1 == static_cast<int>(s.sizes.size()))
+      return [rows, cols](const T* in, T* out) { plain_rows_decreasing<T>(in, out, rows, cols); };
+    if constexpr (!std::is_same_v<T, half>)
+      if (s.sizes.size() == 2 && s.axis == 0)
+        return [rows, cols](const T* in, T* out) { plain_columns_decreasing<T>(in, out, rows, cols); };
   }
   if (s.reverse || s.exclusive) return {};
   const std::size_t axis = static_cast<std::size_t>(s.axis), rank = s.sizes.size();
@@ -735,6 +748,9 @@ void register_sweep() {
     add_sweep<float>("sweep:f32:a1d:L=" + count_label(len), shape{{n / len, len}, {}, 1, true});
   for (std::size_t len = 1; len <= n; len *= 4)
     add_sweep<float>("sweep:f32:a0:L=" + count_label(len), shape{{len, n / len}, {}, 0});
+  // Decreasing along axis 0 ("a0d"): rows from the last up; 1M rows are 16 columns.
+  for (std::size_t len : {std::size_t{16}, std::size_t{4096}, std::size_t{1} << 16, std::size_t{1} << 20})
+    add_sweep<float>("sweep:f32:a0d:L=" + count_label(len), shape{{len, n / len}, {}, 0, true});
   // Narrow rows along axis 0 ("points xyz"); 4 columns is the a0 row L=4M above.
   for (std::size_t width : {std::size_t{3}, std::size_t{7}})
     add_sweep<float>("sweep:f32:a0:w=" + std::to_string(width), shape{{n / width, width}, {}, 0});

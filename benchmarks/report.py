@@ -547,7 +547,8 @@ def sweep_chart(rows, context, path):
     fig, ax = plt.subplots(figsize=(11, 6))
     lines = [("f32", 1, False, "tally, float32 [N/L, L] axis 1", "#1f77b4"),
              ("f32", 1, True, "tally, float32 [N/L, L] axis 1 decreasing", "#17becf"),
-             ("f32", 0, False, "tally, float32 [L, N/L] axis 0", "#d62728")]
+             ("f32", 0, False, "tally, float32 [L, N/L] axis 0", "#d62728"),
+             ("f32", 0, True, "tally, float32 [L, N/L] axis 0 decreasing", "#e377c2")]
     everything = []
     for dtype, axis, decreasing, name, color in lines:
         pts = sorted((r["length"], r) for r in rows if r["dtype"] == dtype and r["axis"] == axis and

@@ -41,6 +41,13 @@ struct tuning {
   /// the time of a memcpy streamed, 2.4x stored plainly; fast float32 lines of 7, 17 and
   /// 300 elements: 1.5x, 1.8x and 2.2x streamed, 1.0x-1.2x stored plainly (2026-11-28).
   static constexpr std::size_t stream_line_bytes = std::size_t{16} << 10;
+  /// The same for the rows of the vocabulary's row forms (lane_rows: a tile's lines side
+  /// by side, a row at a time): a narrower row's ends share cache lines with its steps'
+  /// non-temporal stores. Exact float32 down axis 0 of 64 MiB, x memcpy, increasing /
+  /// decreasing, AVX2: rows of 16 elements 3.9 / 54 streamed, 0.9 / 0.9 plainly; 64: 1.8 /
+  /// 12 and 1.2 / 0.9; 256: 1.1 / 2.9 and 0.8 / 0.7; 1024: 0.75 streamed, 1.05 plainly
+  /// (AVX-512: 0.7 and 1.0) (2026-11-29).
+  static constexpr std::size_t stream_row_bytes = std::size_t{4} << 10;
   /// A long line split across threads goes in rounds of this many input bytes per part,
   /// re-read from cache by the second pass...
   static constexpr std::size_t split_part_bytes = std::size_t{1} << 20;

@@ -31,6 +31,7 @@
 
 #include "../dispatch/active_target.hpp"
 #include "../kernels/kernel_set.hpp"
+#include "../plan/tuning.hpp"
 #include "prefetch.hpp"
 #include "vector_lines.hpp"
 
@@ -77,7 +78,11 @@ inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::ou
   // and the compiler would reload them from the tile after every one.
   const std::size_t count = t.count, rows = t.rows;
   const std::ptrdiff_t in_row = t.in_row, out_row = t.out_row, resets_row = t.resets_row;
-  const bool stream = t.stream;
+  // Rows narrower than tuning::stream_row_bytes are stored plainly: their ends share
+  // cache lines with the non-temporal steps, and a line written partly by each is flushed
+  // and fetched again (exact float32 [1M, 16] down axis 0 with AVX2: 3.9x memcpy
+  // increasing, 54x decreasing).
+  const bool stream = t.stream && count * sizeof(typename Lanes::out_type) >= tuning::stream_row_bytes;
   const typename Lanes::in_type* const first_row = t.in;
   const typename Lanes::in_type* in = t.in;
   typename Lanes::out_type* out = t.out;
@@ -109,13 +114,30 @@ inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::ou
       if (k != 0) flags += resets_row;
       prefetch_run(flags, resets_row, count);
     }
-    std::size_t j = 0;
-    for (const std::size_t first_step = head(out); j < first_step; ++j) out[j] = running.combine(j, in[j], flags);
-    for (; j + Lanes::width <= count; j += Lanes::width) {
-      prefetch_in_row<typename Lanes::in_type>(ahead, j);
-      Lanes::step(lanes, j, in + j, out + j, flags, stream);
+    const std::size_t first_step = head(out);
+    const std::size_t last_step = first_step + (count - first_step) / Lanes::width * Lanes::width;  // past it
+    if (in_row >= 0) {
+      std::size_t j = 0;
+      for (; j < first_step; ++j) out[j] = running.combine(j, in[j], flags);
+      for (; j < last_step; j += Lanes::width) {
+        prefetch_in_row<typename Lanes::in_type>(ahead, j);
+        Lanes::step(lanes, j, in + j, out + j, flags, stream);
+      }
+      for (; j < count; ++j) out[j] = running.combine(j, in[j], flags);
+    } else {
+      // Rows that go down in memory (a decreasing axis) are walked right to left, the same
+      // steps in the other order (the lanes are independent lines): one descending stream
+      // for the prefetchers. Left to right, exact float32 [65536, 256] decreasing along
+      // axis 0 took 1.5x the increasing time.
+      std::size_t j = count;
+      for (; j > last_step; --j) out[j - 1] = running.combine(j - 1, in[j - 1], flags);
+      for (; j > first_step; j -= Lanes::width) {
+        const std::size_t at = j - Lanes::width;
+        prefetch_in_row<typename Lanes::in_type>(ahead, at);
+        Lanes::step(lanes, at, in + at, out + at, flags, stream);
+      }
+      for (; j > 0; --j) out[j - 1] = running.combine(j - 1, in[j - 1], flags);
     }
-    for (; j < count; ++j) out[j] = running.combine(j, in[j], flags);
   }
   if constexpr (!std::is_void_v<State>) {
     if (ends)
