@@ -403,10 +403,10 @@ void check_lines_taken_last_first(rng_t& rng) {
           std::vector<T> x(count);
           for (T& v : x) v = exact_value<T>(rng);
           std::vector<T> in(sizes[0] * padded), got(count);
+          const auto at = [](std::size_t i) { return static_cast<std::ptrdiff_t>(i); };
           for (std::size_t p = 0; p < sizes[0]; ++p)
-            std::copy(x.begin() + static_cast<std::ptrdiff_t>(p * plane),
-                      x.begin() + static_cast<std::ptrdiff_t>((p + 1) * plane), in.begin() + static_cast<std::ptrdiff_t>(p * padded));
-          const std::ptrdiff_t strides[] = {static_cast<std::ptrdiff_t>(padded), static_cast<std::ptrdiff_t>(sizes[2]), 1};
+            std::copy(x.begin() + at(p * plane), x.begin() + at((p + 1) * plane), in.begin() + at(p * padded));
+          const std::ptrdiff_t strides[] = {at(padded), at(sizes[2]), 1};
           tally::scan_options o(tally_test::direction_of(decreasing), false, threads);
           o.accuracy = accuracy;
           tally::cumsum<T>(tally::tensor_view<const T>(in.data(), 3, sizes.data(), strides),

@@ -73,6 +73,13 @@ struct nd_walker {
       for (int op = 0; op < Operands; ++op) offset[op] += static_cast<std::ptrdiff_t>(extents[d] - 1) * strides[op][d];
     }
   }
+  /// previous() when `backwards`, else next(): one step of a walk in either order.
+  void step(bool backwards) noexcept {
+    if (backwards)
+      previous();
+    else
+      next();
+  }
 };
 
 struct strided_layout {

@@ -41,7 +41,7 @@ struct tuning {
   /// the time of a memcpy streamed, 2.4x stored plainly; fast float32 lines of 7, 17 and
   /// 300 elements: 1.5x, 1.8x and 2.2x streamed, 1.0x-1.2x stored plainly (2026-11-28).
   static constexpr std::size_t stream_line_bytes = std::size_t{16} << 10;
-  /// The same for the rows of the vocabulary's row forms (lane_rows: a tile's lines side
+  /// The same for the rows of every vocabulary row form (a tile's lines side
   /// by side, a row at a time): a narrower row's ends share cache lines with its steps'
   /// non-temporal stores. Exact float32 down axis 0 of 64 MiB, x memcpy, increasing /
   /// decreasing, AVX2: rows of 16 elements 3.9 / 54 streamed, 0.9 / 0.9 plainly; 64: 1.8 /

@@ -35,10 +35,7 @@ struct lines_job {
       else
         kernels.strided(state, in, l.axis_in_stride, out, l.axis_out_stride, l.axis_size, plan.exclusive);
       carries.finish_line(w.offset[carry_out_operand], state);
-      if (downwards)
-        w.previous();
-      else
-        w.next();
+      w.step(downwards);
     }
   }
 };
