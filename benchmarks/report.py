@@ -46,7 +46,7 @@ PEERS = [("plain", "plain loop"), ("naive", "naive loop"), ("inclusive_scan", "s
 ALIGNED = "@aligned"          # case-id suffix of the rows on 64-byte aligned buffers
 ALIGNMENT_TARGET = 1.1        # issue 10: tally on std::vector within 1.1x of tally on aligned buffers
 SWEEP_MEMCPY_TARGET = 1.25    # issue 10: every sweep row within 1.25x memcpy, and faster than the plain loop
-SMALL_OVERHEAD_NS = {"typed": 25.0, "descriptor": 40.0, "tally_2t": 25.0, "tally_1t": 25.0}
+SMALL_OVERHEAD_NS = {"typed": 25.0, "descriptor": 40.0, "tally_2t": 25.0, "tally_1t": 25.0, "typed_fast": 25.0}
 SWEEP_N = 16 << 20
 TYPE_NAMES = {"f32": "float32", "f16": "float16", "i8": "int8", "i32": "int32"}
 
@@ -324,10 +324,11 @@ def sweep_markdown(rows):
 
 # ------------------------------------------------------------------------------------------
 # The small calls: "small:f32:n=<n>" (typed, descriptor, plain), "small:f32:8x8:a1"
-# (tally_2t, tally_1t, plain).
+# (tally_2t, tally_1t, typed_fast, descriptor, plain).
 
 SMALL_LAYERS = [("typed", "typed (tally::cumsum, views)"), ("descriptor", "descriptor (tally::execute)"),
-                ("tally_2t", "typed, threads = 2"), ("tally_1t", "typed, threads = 1")]
+                ("tally_2t", "typed, threads = 2"), ("tally_1t", "typed, threads = 1"),
+                ("typed_fast", "typed, scan_accuracy::fast")]
 
 
 def small_rows(times, offsets):
