@@ -875,6 +875,13 @@ TEST_CASE("cummax / cummin down narrow columns (a row per vector): packed, padde
     check_narrow_extremum_columns<std::int64_t>(rows, cols);
     check_narrow_extremum_columns<std::uint64_t>(rows, cols);
   }
+  // In place, the rows are read from a copy, 4 KiB of rows at a time: tiles of several.
+  for (std::size_t cols : {std::size_t{1}, std::size_t{3}, std::size_t{5}, std::size_t{8}}) {
+    check_narrow_extremum_columns<float>(2100 + cols, cols);
+    check_narrow_extremum_columns<double>(2100 + cols, cols);
+    check_narrow_extremum_columns<std::int16_t>(2100 + cols, cols);
+    check_narrow_extremum_columns<std::uint64_t>(2100 + cols, cols);
+  }
 }
 
 TEST_CASE("cummax / cummin with indices along contiguous lines (the line form): the sequential fold's values and indices") {
