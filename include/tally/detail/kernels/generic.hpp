@@ -672,7 +672,7 @@ TALLY_SIMD_TARGET void scan_lines_in_vectors(const T* in, T* out, std::size_t n,
   const auto at = [&](std::size_t j) { return Reverse ? total - (j + 1) * g - (W - g) : j * g; };
   // Lane i is at i % n in its line: it combines with the lane 2^s below where that is 2^s
   // or more. Each mask is one line's lanes repeated every n lanes, by doubling: a division
-  // per lane made 8 lines of 8 floats cost 90 ns a call instead of 30.
+  // per lane made a call on 8 lines of 8 floats cost 55 ns instead of 32 (AVX-512).
   const auto below = [](std::size_t b) { return b >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << b) - 1; };
   const auto every_line = [&](std::uint64_t line) {
     for (std::size_t p = n; p < W; p *= 2) line |= line << p;
