@@ -3,8 +3,8 @@
 // binary (the targets are ratios: 1.5x memcpy, 2x for logcumsumexp). Names are
 // "V<n><axis>[@aligned]/<implementation>", for example "V1a1/tally" and "V1a1/memcpy" (a1:
 // along the last axis, contiguous lines; a0: along the first axis, rows of running
-// values); V1w3 / V2w3 run cummax down 3 narrow columns of the same elements, V1l1 / V1l4 /
-// V1l16 along packed lines of 1, 4 and 16 elements. Like the
+// values); V1w3 / V2w3 run cummax down 3 narrow columns of the same elements (V1w3ip in
+// place), V1l1 / V1l4 / V1l16 along packed lines of 1, 4 and 16 elements. Like the
 // case table's rows, every buffer (inputs, outputs, memcpy's) is a std::vector, what users
 // have (glibc places a large one 16 bytes past a 64-byte boundary); the "@aligned" rows
 // repeat each row on 64-byte aligned buffers.
@@ -199,11 +199,13 @@ bool near(double got, double want, double bound) {
 double sum_bound(std::size_t n, double magnitude) { return static_cast<double>(n + 1) * 0x1p-24 * magnitude; }
 
 /// One implementation's row, "<name>/<implementation>": `run` is timed after one checked run
-/// (`check` reads the shared outputs).
+/// (`check` reads the shared outputs; `prepare`, where given, runs before it, after the
+/// outputs are poisoned: an in-place row's input).
 void add_timed(const std::string& name, bool aligned, const std::string& label, std::function<void()> run,
-               std::function<bool()> check) {
-  benchmark::RegisterBenchmark(name.c_str(), [aligned, label, run, check](benchmark::State& state) {
+               std::function<bool()> check, std::function<void()> prepare = {}) {
+  benchmark::RegisterBenchmark(name.c_str(), [aligned, label, run, check, prepare](benchmark::State& state) {
     poison(aligned);
+    if (prepare) prepare();
     run();
     if (!check()) {
       state.SkipWithError("result differs from the sequential loop");
@@ -218,8 +220,8 @@ void add_timed(const std::string& name, bool aligned, const std::string& label, 
 /// where it has the operator (`torch`, checked by the same loop); `bytes` are the output
 /// bytes (for the matching memcpy row, between buffers of the row's kind).
 void add(const std::string& name, bool aligned, std::size_t bytes, std::function<void()> run,
-         std::function<bool()> check, const peer& torch) {
-  add_timed(name + "/tally", aligned, "", std::move(run), check);
+         std::function<bool()> check, const peer& torch, std::function<void()> prepare = {}) {
+  add_timed(name + "/tally", aligned, "", std::move(run), check, std::move(prepare));
   if (torch.run) add_timed(name + "/torch", aligned, torch.note, torch.run, check);
   benchmark::RegisterBenchmark((name + "/memcpy").c_str(), [bytes, aligned](benchmark::State& state) {
     const auto from = buffer<unsigned char>(bytes, aligned), to = buffer<unsigned char>(bytes, aligned);
@@ -301,6 +303,11 @@ void register_axis(int axis, bool aligned) {
         peer{});
     add("V2w3" + a, aligned, points * 3 * 12, [=] { tally::cummax(in3, y3, idx3, 0); },
         [=] { return check_columns(true); }, peer{});
+    // V1w3ip: V1w3 in place (the output, holding the input, is its own input). cummax of a
+    // running maximum is itself, so every timed run reads what the checked run wrote.
+    const tally::tensor_view<const float> y3_in(out.get(), {points, 3});
+    add("V1w3ip" + a, aligned, points * 3 * 4, [=] { tally::cummax(y3_in, y3, 0); },
+        [=] { return check_columns(false); }, peer{}, [=] { std::memcpy(out.get(), x, points * 3 * sizeof(float)); });
   }
   // V1l<L>: V1 along short packed lines ([16M / L, L] along axis 1): one stream of vectors
   // for every line length (L = 1: the stream without in-register steps).

@@ -82,6 +82,7 @@ VOCABULARY = [
     ("V2", "cummax values + indices", 1.5),
     ("V1w3", "cummax values, [5592405, 3] (3 columns)", 1.5),
     ("V2w3", "cummax values + indices, [5592405, 3]", 1.5),
+    ("V1w3ip", "cummax values, [5592405, 3] in place", 1.5),
     ("V1l1", "cummax values, [16M, 1] (lines of 1)", 1.5),
     ("V1l4", "cummax values, [4M, 4] (lines of 4)", 1.5),
     ("V1l16", "cummax values, [1M, 16] (lines of 16)", 1.5),

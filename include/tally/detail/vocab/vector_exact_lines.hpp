@@ -27,6 +27,7 @@
 #include "../ops/arithmetic.hpp"
 #include "../ops/exact_sum.hpp"
 #include "../dispatch/kernel_table.hpp"
+#include "avx2_lane_store.hpp"
 #include "lane_rows.hpp"
 #include "narrow_row_walk.hpp"
 #include "vector_lines.hpp"
@@ -679,14 +680,14 @@ struct exact_lanes16 {
 /// Tiles of at most 8 float32 lines (narrow columns, as the x, y, z of points down axis 0;
 /// 16 with AVX-512), in the exact mode: a row per 8-lane (16-lane) load, widened, folded
 /// into the lines' running doubles, narrowed and stored. `starts` / `ends`: as lane_rows.
-template <bool Sum, bool SkipNaN>
+template <bool Sum, bool SkipNaN, bool InPlace>
 struct exact_narrow_rows {
   using lanes = double_lanes<Sum>;
   using step = exact_line_step<Sum, false, SkipNaN>;
   static std::size_t max_lines(simd_variant target) noexcept { return target == simd_variant::avx512 ? 16 : 8; }
 
   TALLY_TARGET_AVX512 static void avx512(const row_tile<float, float>& t, const double* starts, double* ends) {
-    narrow_row_walk<float, 8> w(t);
+    narrow_row_walk<float, 8, InPlace> w(t);
     const auto mask = static_cast<__mmask8>(w.mask(t.count));
     const std::ptrdiff_t base = w.base;
     const __m512d identity = _mm512_set1_pd(lanes::identity);
@@ -705,7 +706,7 @@ struct exact_narrow_rows {
 
   /// 9 to 16 lines (AVX-512): a row per 16-lane load, two vectors of running doubles.
   TALLY_TARGET_AVX512 static void avx512_wide(const row_tile<float, float>& t, const double* starts, double* ends) {
-    narrow_row_walk<float, 16> w(t);
+    narrow_row_walk<float, 16, InPlace> w(t);
     const auto mask = static_cast<__mmask16>(w.mask(t.count));
     const auto mask_low = static_cast<__mmask8>(mask), mask_high = static_cast<__mmask8>(mask >> 8);
     const std::ptrdiff_t base = w.base;
@@ -737,7 +738,7 @@ struct exact_narrow_rows {
   }
 
   TALLY_TARGET_AVX2 static void avx2(const row_tile<float, float>& t, const double* starts, double* ends) {
-    narrow_row_walk<float, 8> w(t);
+    narrow_row_walk<float, 8, InPlace> w(t);
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), count = _mm256_set1_epi32(static_cast<int>(t.count));
     const __m256i mask = w.high ? _mm256_cmpgt_epi32(_mm256_add_epi32(lane, count), _mm256_set1_epi32(7))
                                 : _mm256_cmpgt_epi32(count, lane);  // as narrow_row_walk::mask
@@ -750,11 +751,12 @@ struct exact_narrow_rows {
       low = _mm256_blendv_pd(identity, _mm256_maskload_pd(starts + base, low_mask), _mm256_castsi256_pd(low_mask));
       high = _mm256_blendv_pd(identity, _mm256_maskload_pd(starts + base + 4, high_mask), _mm256_castsi256_pd(high_mask));
     }
+    const auto store = avx2_lane_store::of_row<float>(t.count, w.high);
     std::size_t k = 0;
     for (; k < w.whole_rows; ++k, w.next())
       _mm256_storeu_ps(w.out, row_avx2(_mm256_loadu_ps(w.in), low, high, low_mask, high_mask));
     for (; k < t.rows; ++k, w.next())
-      _mm256_maskstore_ps(w.out, mask, row_avx2(_mm256_maskload_ps(w.in, mask), low, high, low_mask, high_mask));
+      store(w.out, row_avx2(_mm256_maskload_ps(w.in, mask), low, high, low_mask, high_mask));
     if (ends) {
       _mm256_maskstore_pd(ends + base, low_mask, low);
       _mm256_maskstore_pd(ends + base + 4, high_mask, high);
@@ -858,14 +860,14 @@ struct compensated_lanes8 {
 /// (narrow_row_walk), the compensated pairs in registers. Without starts the first row
 /// begins each pair as compensated_running::start does: (x, -0.0). `starts` / `ends`: as
 /// lane_rows. The lanes outside the row hold (empty, -0.0): no NaN, no subnormal.
-template <bool Sum, bool SkipNaN>
+template <bool Sum, bool SkipNaN, bool InPlace>
 struct compensated_narrow_rows {
   using fold = compensated_fold<Sum, SkipNaN>;
   static std::size_t max_lines(simd_variant target) noexcept { return target == simd_variant::avx512 ? 8 : 4; }
 
   TALLY_TARGET_AVX512 static void avx512(const row_tile<double, double>& t, const compensated* starts,
                                          compensated* ends) {
-    narrow_row_walk<double, 8> w(t);
+    narrow_row_walk<double, 8, InPlace> w(t);
     const auto mask = static_cast<__mmask8>(w.mask(t.count));
     const __m512d empty = _mm512_set1_pd(fold::empty);
     alignas(64) double high_lanes[8], low_lanes[8];
@@ -887,7 +889,7 @@ struct compensated_narrow_rows {
   }
 
   TALLY_TARGET_AVX2 static void avx2(const row_tile<double, double>& t, const compensated* starts, compensated* ends) {
-    narrow_row_walk<double, 4> w(t);
+    narrow_row_walk<double, 4, InPlace> w(t);
     const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3), count = _mm256_set1_epi64x(static_cast<long long>(t.count));
     const __m256i mask = w.high ? _mm256_cmpgt_epi64(_mm256_add_epi64(lane, count), _mm256_set1_epi64x(3))
                                 : _mm256_cmpgt_epi64(count, lane);  // as narrow_row_walk::mask
@@ -895,17 +897,17 @@ struct compensated_narrow_rows {
     alignas(32) double high_lanes[4], low_lanes[4];
     load_starts(w, t.count, starts, high_lanes, low_lanes);
     __m256d high = _mm256_load_pd(high_lanes), low = _mm256_load_pd(low_lanes);
+    const auto store = avx2_lane_store::of_row<double>(t.count, w.high);
     std::size_t k = 0;
     if (!starts && t.rows > 0) {
       high = fold::read(_mm256_blendv_pd(empty, _mm256_maskload_pd(w.in, mask), row_lanes));
-      _mm256_maskstore_pd(w.out, mask, high);
+      store(w.out, high);
       ++k, w.next();
     }
     for (; k < w.whole_rows; ++k, w.next())
       _mm256_storeu_pd(w.out, fold::apply(_mm256_blendv_pd(empty, _mm256_loadu_pd(w.in), row_lanes), high, low));
     for (; k < t.rows; ++k, w.next())
-      _mm256_maskstore_pd(w.out, mask,
-                          fold::apply(_mm256_blendv_pd(empty, _mm256_maskload_pd(w.in, mask), row_lanes), high, low));
+      store(w.out, fold::apply(_mm256_blendv_pd(empty, _mm256_maskload_pd(w.in, mask), row_lanes), high, low));
     _mm256_store_pd(high_lanes, high);
     _mm256_store_pd(low_lanes, low);
     store_ends(w, t.count, high_lanes, low_lanes, ends);
@@ -1033,13 +1035,16 @@ struct vector_rows<exact_op<Base, float, SkipNaN>> {
   static bool scan(const row_tile<float, float>& t, const double* starts, double* ends) noexcept {
     constexpr bool sum = std::is_same_v<Base, sum_op>;
     if (t.resets || t.index || t.count > max_lines) return false;
-    using narrow = exact_narrow_rows<sum, SkipNaN>;
     const simd_variant target = active_target();
-    if (target != simd_variant::scalar && t.count <= narrow::max_lines(target)) {
-      if (target == simd_variant::avx2)
-        narrow::avx2(t, starts, ends);
-      else
-        t.count <= 8 ? narrow::avx512(t, starts, ends) : narrow::avx512_wide(t, starts, ends);
+    if (target != simd_variant::scalar && t.count <= exact_narrow_rows<sum, SkipNaN, false>::max_lines(target)) {
+      const auto run = [&](auto form) {
+        using narrow = decltype(form);
+        if (target == simd_variant::avx2)
+          narrow::avx2(t, starts, ends);
+        else
+          t.count <= 8 ? narrow::avx512(t, starts, ends) : narrow::avx512_wide(t, starts, ends);
+      };
+      narrow_rows_in_place(t) ? run(exact_narrow_rows<sum, SkipNaN, true>{}) : run(exact_narrow_rows<sum, SkipNaN, false>{});
       return true;
     }
     return scan_lane_rows<exact_lanes8<sum, float, SkipNaN>, exact_lanes16<sum, float, SkipNaN>>(t, starts, ends);
@@ -1069,10 +1074,14 @@ struct vector_rows<exact_op<Base, double, SkipNaN>> {
   static bool scan(const row_tile<double, double>& t, const compensated* starts, compensated* ends) noexcept {
     constexpr bool sum = std::is_same_v<Base, sum_op>;
     if (t.resets || t.index || t.count > max_lines) return false;
-    using narrow = compensated_narrow_rows<sum, SkipNaN>;
     const simd_variant target = active_target();
-    if (target != simd_variant::scalar && t.count <= narrow::max_lines(target)) {
-      target == simd_variant::avx512 ? narrow::avx512(t, starts, ends) : narrow::avx2(t, starts, ends);
+    if (target != simd_variant::scalar && t.count <= compensated_narrow_rows<sum, SkipNaN, false>::max_lines(target)) {
+      const auto run = [&](auto form) {
+        using narrow = decltype(form);
+        target == simd_variant::avx512 ? narrow::avx512(t, starts, ends) : narrow::avx2(t, starts, ends);
+      };
+      narrow_rows_in_place(t) ? run(compensated_narrow_rows<sum, SkipNaN, true>{})
+                              : run(compensated_narrow_rows<sum, SkipNaN, false>{});
       return true;
     }
     return scan_lane_rows<compensated_lanes4<sum, SkipNaN>, compensated_lanes8<sum, SkipNaN>>(t, starts, ends);

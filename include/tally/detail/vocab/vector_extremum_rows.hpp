@@ -13,6 +13,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "avx2_lane_store.hpp"
 #include "lane_rows.hpp"
 #include "narrow_row_walk.hpp"
 #include "prefetch.hpp"
@@ -162,7 +163,7 @@ TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256i avx2_row_mask(std::uint32_t bits) 
 /// y, z of points down axis 0), which the lanes forms above would leave to lane_rows'
 /// scalar loop: a row per vector (narrow_row_walk), the running values in a register,
 /// combined as the lanes forms combine them. Elements of 2 (AVX-512), 4 and 8 bytes.
-template <class T, bool Max>
+template <class T, bool Max, bool InPlace>
 struct extremum_narrow_rows {
   /// The most lines a tile may have here: a vector's lanes (0: not here; 16-bit: 31, the
   /// widest row mask narrow_row_walk has).
@@ -172,7 +173,7 @@ struct extremum_narrow_rows {
   }
 
   TALLY_TARGET_AVX512 static void avx512(const row_tile<T, T>& t) {
-    narrow_row_walk<T, 64 / sizeof(T)> w(t);
+    narrow_row_walk<T, 64 / sizeof(T), InPlace> w(t);
     const std::uint32_t mask = w.mask(t.count);
     __m512i run = load(mask, w.in);
     store(mask, w.out, run);
@@ -192,7 +193,7 @@ struct extremum_narrow_rows {
   /// types (AVX-512VL masks: AVX2 has no masked 16-bit loads).
   TALLY_TARGET_AVX512 static void avx512_32_bytes(const row_tile<T, T>& t) {
     static_assert(sizeof(T) == 2, "the AVX2 form takes wider types");
-    narrow_row_walk<T, 16> w(t);
+    narrow_row_walk<T, 16, InPlace> w(t);
     const auto mask = static_cast<__mmask16>(w.mask(t.count));
     __m256i run = _mm256_maskz_loadu_epi16(mask, w.in);
     _mm256_mask_storeu_epi16(w.out, mask, run);
@@ -209,10 +210,11 @@ struct extremum_narrow_rows {
   }
 
   TALLY_TARGET_AVX2 static void avx2(const row_tile<T, T>& t) {
-    narrow_row_walk<T, 32 / sizeof(T)> w(t);
+    narrow_row_walk<T, 32 / sizeof(T), InPlace> w(t);
     const __m256i mask = avx2_row_mask<T>(w.mask(t.count));
+    const auto store = avx2_lane_store::of_row<T>(t.count, w.high);
     __m256i run = load(mask, w.in);
-    store(mask, w.out, run);
+    store(w.out, run);
     w.next();
     std::size_t k = 1;
     for (; k < w.whole_rows; ++k, w.next()) {
@@ -221,12 +223,13 @@ struct extremum_narrow_rows {
     }
     for (; k < t.rows; ++k, w.next()) {
       run = combine(run, load(mask, w.in));
-      store(mask, w.out, run);
+      store(w.out, run);
     }
   }
 
  private:
-  // A row's lanes, masked (the others read as zero and are not written).
+  // A row's lanes, masked (the others read as zero and are not written; AVX2 stores them
+  // with avx2_lane_store).
   TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512i load(std::uint32_t mask, const T* p) {
     if constexpr (sizeof(T) == 2) return _mm512_maskz_loadu_epi16(static_cast<__mmask32>(mask), p);
     else if constexpr (sizeof(T) == 4) return _mm512_maskz_loadu_epi32(static_cast<__mmask16>(mask), p);
@@ -240,10 +243,6 @@ struct extremum_narrow_rows {
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256i load(__m256i mask, const T* p) {
     if constexpr (sizeof(T) == 4) return _mm256_maskload_epi32(reinterpret_cast<const int*>(p), mask);
     else return _mm256_maskload_epi64(reinterpret_cast<const long long*>(p), mask);
-  }
-  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static void store(__m256i mask, T* p, __m256i x) {
-    if constexpr (sizeof(T) == 4) _mm256_maskstore_epi32(reinterpret_cast<int*>(p), mask, x);
-    else _mm256_maskstore_epi64(reinterpret_cast<long long*>(p), mask, x);
   }
   /// The running values (earlier) and a row (later), as extremum_lanes_avx512::step.
   TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512i combine(__m512i earlier, __m512i later) {
@@ -345,12 +344,16 @@ TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void index_take(__m256 later, __m256i here
 /// would leave to the scalar combine: a row per vector (narrow_row_walk), the running
 /// values and their indices in registers, the same choice of lanes. The indices are stored
 /// as whole vectors where the walk's rows are, and the index rows are packed as they are.
-template <bool Max>
+template <bool Max, bool InPlace>
 TALLY_TARGET_AVX2 void extremum_index_narrow_rows_avx2(const row_tile<float, float>& t) {
-  narrow_row_walk<float, 8> w(t);
+  narrow_row_walk<float, 8, InPlace> w(t);
   const __m256i mask = avx2_row_mask<float>(w.mask(t.count));
-  const __m256i mask_low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(mask));
-  const __m256i mask_high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(mask, 1));
+  const auto store = avx2_lane_store::of_row<float>(t.count, w.high);
+  // The row's indices: lanes [first, first + count) of 8, in two vectors of 4.
+  const std::size_t first = w.high ? 8 - t.count : 0, end = first + t.count;
+  const auto lanes_in = [](std::size_t from, std::size_t to) { return avx2_lane_store(from * 8, (to - from) * 8); };
+  const avx2_lane_store store_low = lanes_in((std::min)(first, std::size_t{4}), (std::min)(end, std::size_t{4}));
+  const avx2_lane_store store_high = lanes_in((std::max)(first, std::size_t{4}) - 4, (std::max)(end, std::size_t{4}) - 4);
   std::int64_t* index = t.index + w.base;
   const std::ptrdiff_t index_row = t.index_row;
   const std::size_t whole_rows = index_row == t.in_row ? w.whole_rows : 0;
@@ -358,11 +361,11 @@ TALLY_TARGET_AVX2 void extremum_index_narrow_rows_avx2(const row_tile<float, flo
   const __m256i step = _mm256_set1_epi64x(t.decreasing ? -1 : 1);
   __m256 running = _mm256_maskload_ps(w.in, mask);
   __m256i at_low = here, at_high = here;  // a line starts from its first element
-  _mm256_maskstore_ps(w.out, mask, running);
-  _mm256_maskstore_epi64(reinterpret_cast<long long*>(index), mask_low, at_low);
-  _mm256_maskstore_epi64(reinterpret_cast<long long*>(index + 4), mask_high, at_high);
-  for (std::size_t k = 1; k < t.rows; ++k) {
-    w.next();
+  store(w.out, running);
+  store_low(index, at_low);
+  store_high(index + 4, at_high);
+  w.next();
+  for (std::size_t k = 1; k < t.rows; ++k, w.next()) {
     index += index_row;
     here = _mm256_add_epi64(here, step);
     if (k < whole_rows) {
@@ -372,9 +375,9 @@ TALLY_TARGET_AVX2 void extremum_index_narrow_rows_avx2(const row_tile<float, flo
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + 4), at_high);
     } else {
       index_take<Max>(_mm256_maskload_ps(w.in, mask), here, running, at_low, at_high);
-      _mm256_maskstore_ps(w.out, mask, running);
-      _mm256_maskstore_epi64(reinterpret_cast<long long*>(index), mask_low, at_low);
-      _mm256_maskstore_epi64(reinterpret_cast<long long*>(index + 4), mask_high, at_high);
+      store(w.out, running);
+      store_low(index, at_low);
+      store_high(index + 4, at_high);
     }
   }
 }
@@ -389,7 +392,7 @@ struct vector_rows<extremum_op<float, Max, true>> {
   static bool scan(const row_tile<float, float>& t) noexcept {
     if (active_target() == simd_variant::scalar || t.resets || !t.index || t.count > max_lines) return false;
     if (t.count <= 8 && t.rows != 0)
-      extremum_index_narrow_rows_avx2<Max>(t);
+      narrow_rows_in_place(t) ? extremum_index_narrow_rows_avx2<Max, true>(t) : extremum_index_narrow_rows_avx2<Max, false>(t);
     else
       extremum_index_rows_avx2<Max>(t);
     return true;
@@ -404,18 +407,23 @@ struct vector_rows<extremum_op<T, Max, false>> {
   static bool scan(const row_tile<T, T>& t) noexcept {
     if constexpr (exists) {
       if (t.resets || t.index || t.count > max_lines) return false;
-      using narrow = extremum_narrow_rows<T, Max>;
       const simd_variant target = active_target();
-      if (t.count <= narrow::max_lines(target) && t.rows != 0) {
-        // Rows that fit 32 bytes take 32-byte vectors under AVX-512 too: whole 64-byte loads
-        // and stores of them were twice as slow (float [5.6M, 3]: 15.9 against 7.5 ms,
-        // memcpy 4.2; int16 [11M, 3]: 18.9 against 8.0 ms, memcpy 3.6).
-        const bool fits_32_bytes = t.count <= 32 / sizeof(T);
-        if constexpr (sizeof(T) == 2) {
-          if (target == simd_variant::avx512) return fits_32_bytes ? narrow::avx512_32_bytes(t) : narrow::avx512(t), true;
-        } else if constexpr (sizeof(T) >= 4) {
-          if (target == simd_variant::avx512 && !fits_32_bytes) return narrow::avx512(t), true;
-          return narrow::avx2(t), true;
+      if constexpr (sizeof(T) >= 2) {
+        // (16-bit rows: AVX-512 only, max_lines is 0 otherwise.) Rows that fit 32 bytes take
+        // 32-byte vectors under AVX-512 too: whole 64-byte loads and stores of them were
+        // twice as slow (float [5.6M, 3]: 15.9 against 7.5 ms, memcpy 4.2; int16 [11M, 3]:
+        // 18.9 against 8.0 ms, memcpy 3.6).
+        if (t.count <= extremum_narrow_rows<T, Max, false>::max_lines(target) && t.rows != 0) {
+          const bool fits_32_bytes = t.count <= 32 / sizeof(T);
+          const auto run = [&](auto form) {
+            using narrow = decltype(form);
+            if constexpr (sizeof(T) == 2)
+              fits_32_bytes ? narrow::avx512_32_bytes(t) : narrow::avx512(t);
+            else
+              target == simd_variant::avx512 && !fits_32_bytes ? narrow::avx512(t) : narrow::avx2(t);
+          };
+          narrow_rows_in_place(t) ? run(extremum_narrow_rows<T, Max, true>{}) : run(extremum_narrow_rows<T, Max, false>{});
+          return true;
         }
       }
       return scan_lane_rows<extremum_lanes_avx2<T, Max>, extremum_lanes_avx512<T, Max>>(t);
