@@ -19,7 +19,8 @@ namespace vocab {
 /// every instantiation: the thread's own, outside the walk, so that the walk's fields stay
 /// in registers (a room in the walk put them in memory, reloaded after every store: 5.3x
 /// memcpy). A row's vector reaches up to 64 bytes past a block either side. Only copies
-/// and vector loads and stores touch the rooms.
+/// and vector loads and stores touch the rooms. One walk in place at a time on a thread:
+/// a second, started before the first ends, would take its rooms (no form nests walks).
 struct narrow_row_rooms {
   static constexpr std::size_t block_bytes = 4096, margin_bytes = 64;
   alignas(64) unsigned char in[block_bytes + 2 * margin_bytes];

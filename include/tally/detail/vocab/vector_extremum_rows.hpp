@@ -351,9 +351,10 @@ TALLY_TARGET_AVX2 void extremum_index_narrow_rows_avx2(const row_tile<float, flo
   const auto store = avx2_lane_store::of_row<float>(t.count, w.high);
   // The row's indices: lanes [first, first + count) of 8, in two vectors of 4.
   const std::size_t first = w.high ? 8 - t.count : 0, end = first + t.count;
-  const auto lanes_in = [](std::size_t from, std::size_t to) { return avx2_lane_store(from * 8, (to - from) * 8); };
-  const avx2_lane_store store_low = lanes_in((std::min)(first, std::size_t{4}), (std::min)(end, std::size_t{4}));
-  const avx2_lane_store store_high = lanes_in((std::max)(first, std::size_t{4}) - 4, (std::max)(end, std::size_t{4}) - 4);
+  const std::size_t low_first = (std::min)(first, std::size_t{4}), low_end = (std::min)(end, std::size_t{4});
+  const std::size_t high_first = (std::max)(first, std::size_t{4}) - 4, high_end = (std::max)(end, std::size_t{4}) - 4;
+  const avx2_lane_store store_low(low_first * 8, (low_end - low_first) * 8);
+  const avx2_lane_store store_high(high_first * 8, (high_end - high_first) * 8);
   std::int64_t* index = t.index + w.base;
   const std::ptrdiff_t index_row = t.index_row;
   const std::size_t whole_rows = index_row == t.in_row ? w.whole_rows : 0;
