@@ -618,6 +618,51 @@ void run_descriptor_64_bit_offsets() {
           }
 }
 
+/// Narrow columns (fewer lines than a vector, as the x, y, z of points down axis 0) go
+/// down their rows a vector at a time, masked near the tensor's ends and, in place,
+/// through rooms of the thread's own: nothing may reach past the first or last element.
+/// Each buffer is 4096 rows, a whole number of pages, so both its ends touch a guard page.
+/// Rows go up or down in memory (a row stride of -columns puts the row last in scan order
+/// first in memory), out of place and in place. `scan(in, out)` runs the operator, and
+/// `fold(run, x)` is its running value; the values are small integers (or distinct, for
+/// an index), so every result is exact and compared bit for bit.
+template <class T, class Scan, class Fold>
+void narrow_columns_at_guards(Scan scan, Fold fold, bool distinct = false) {
+  const std::size_t rows = 4096;
+  std::mt19937 random(29);
+  for (std::size_t columns = 1; columns <= 33; ++columns)
+    for (bool reversed : {false, true})
+      for (bool in_place : {false, true}) {
+        const std::size_t n = rows * columns;
+        guarded_buffer in_buffer(n * sizeof(T)), out_buffer(n * sizeof(T));
+        T* const in = reinterpret_cast<T*>(in_buffer.data());
+        T* const out = reinterpret_cast<T*>(out_buffer.data());
+        for (std::size_t i = 0; i < n; ++i)
+          in[i] = distinct ? static_cast<T>((i / columns * 2654435761u) % 1048573)
+                           : static_cast<T>(static_cast<int>(random() % 17) - 8);
+        const std::vector<T> x(in, in + n);
+        if (in_place) std::memcpy(out, in, n * sizeof(T));
+        const auto row = static_cast<std::ptrdiff_t>(columns);
+        const auto view = [&](T* p) {
+          return reversed ? tally::tensor_view<T>(p + n - columns, {rows, columns}, {-row, 1})
+                          : tally::tensor_view<T>(p, {rows, columns}, {row, 1});
+        };
+        const tally::tensor_view<T> out_view = view(out);
+        CAPTURE(columns, reversed, in_place);
+        scan(tally::tensor_view<const T>(in_place ? out_view : view(in)), out_view, reversed);
+        std::size_t wrong = 0;
+        for (std::size_t j = 0; j < columns; ++j) {
+          T run{};
+          for (std::size_t k = 0; k < rows; ++k) {
+            const std::size_t at = (reversed ? rows - 1 - k : k) * columns + j;
+            run = k == 0 ? x[at] : fold(run, x[at]);
+            wrong += out[at] != run;
+          }
+        }
+        CHECK(wrong == 0);
+      }
+}
+
 }  // namespace
 
 TEST_CASE("64-bit offsets: descriptor strides reaching beyond 2^32 elements") {
@@ -674,5 +719,62 @@ TEST_CASE("64-bit offsets: typed views with strides beyond 2^32 elements, positi
           }
       }
     }
+  }
+}
+
+TEST_CASE("hostile: narrow columns reach no element outside the tensor, either end, in place or not") {
+  const auto sum = [](auto a, auto b) { return a + b; };
+  SECTION("float32 cumsum, exact and fast") {
+    for (auto accuracy : {tally::scan_accuracy::exact, tally::scan_accuracy::fast}) {
+      tally::scan_options options;
+      options.accuracy = accuracy;
+      narrow_columns_at_guards<float>(
+          [&](tally::tensor_view<const float> in, tally::tensor_view<float> out, bool) { tally::cumsum(in, out, 0, options); },
+          sum);
+    }
+  }
+  SECTION("float64 cumsum") {
+    narrow_columns_at_guards<double>(
+        [](tally::tensor_view<const double> in, tally::tensor_view<double> out, bool) { tally::cumsum(in, out, 0); }, sum);
+  }
+  SECTION("int32 and int16 cummax") {
+    const auto larger = [](auto a, auto b) { return a < b ? b : a; };
+    narrow_columns_at_guards<std::int32_t>(
+        [](tally::tensor_view<const std::int32_t> in, tally::tensor_view<std::int32_t> out, bool) {
+          tally::cummax(in, out, 0);
+        },
+        larger);
+    narrow_columns_at_guards<std::int16_t>(
+        [](tally::tensor_view<const std::int16_t> in, tally::tensor_view<std::int16_t> out, bool) {
+          tally::cummax(in, out, 0);
+        },
+        larger);
+  }
+  SECTION("float cummin with indices (the indices against guard pages too)") {
+    // Distinct values down each column: the index of each running minimum is the row (in
+    // scan order) where it was met.
+    narrow_columns_at_guards<float>(
+        [](tally::tensor_view<const float> in, tally::tensor_view<float> out, bool reversed) {
+          const std::size_t rows = in.extent(0), columns = in.extent(1), n = rows * columns;
+          guarded_buffer index_buffer(n * sizeof(std::int64_t));
+          auto* const index = reinterpret_cast<std::int64_t*>(index_buffer.data());
+          const auto row = static_cast<std::ptrdiff_t>(columns);
+          const auto index_view = reversed ? tally::tensor_view<std::int64_t>(index + n - columns, {rows, columns}, {-row, 1})
+                                           : tally::tensor_view<std::int64_t>(index, {rows, columns}, {row, 1});
+          std::vector<float> x(n);  // the input in scan order (in place, `out` overwrites it)
+          for (std::size_t k = 0; k < rows; ++k)
+            for (std::size_t j = 0; j < columns; ++j) x[k * columns + j] = in(k, j);
+          tally::cummin(in, out, index_view, 0);
+          std::size_t wrong = 0;
+          for (std::size_t j = 0; j < columns; ++j) {
+            std::size_t best = 0;
+            for (std::size_t k = 0; k < rows; ++k) {
+              if (x[k * columns + j] < x[best * columns + j]) best = k;
+              wrong += index_view(k, j) != static_cast<std::int64_t>(best);
+            }
+          }
+          CHECK(wrong == 0);
+        },
+        [](float a, float b) { return b < a ? b : a; }, true);
   }
 }
