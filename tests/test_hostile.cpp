@@ -18,6 +18,7 @@
 #include <unistd.h>
 #endif
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -621,14 +622,15 @@ void run_descriptor_64_bit_offsets() {
 /// Narrow columns (fewer lines than a vector, as the x, y, z of points down axis 0) go
 /// down their rows a vector at a time, masked near the tensor's ends and, in place,
 /// through rooms of the thread's own: nothing may reach past the first or last element.
-/// Each buffer is 4096 rows, a whole number of pages, so both its ends touch a guard page.
-/// Rows go up or down in memory (a row stride of -columns puts the row last in scan order
-/// first in memory), out of place and in place. `scan(in, out)` runs the operator, and
-/// `fold(run, x)` is its running value; the values are small integers (or distinct, for
-/// an index), so every result is exact and compared bit for bit.
+/// Each buffer is a whole number of pages (4096 rows, or as many rows as a page has bytes
+/// where pages are larger), so both its ends touch a guard page. Rows go up or down in
+/// memory (a row stride of -columns puts the row last in scan order first in memory), out
+/// of place and in place. `scan(in, out, reversed)` runs the operator down axis 0, and
+/// `fold(run, x)` is its running value; the values are small integers (or distinct, for an
+/// index), so every result is exact and compared bit for bit.
 template <class T, class Scan, class Fold>
 void narrow_columns_at_guards(Scan scan, Fold fold, bool distinct = false) {
-  const std::size_t rows = 4096;
+  const std::size_t rows = (std::max)(std::size_t{4096}, pages::size());
   std::mt19937 random(29);
   for (std::size_t columns = 1; columns <= 33; ++columns)
     for (bool reversed : {false, true})

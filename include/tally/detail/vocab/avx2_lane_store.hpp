@@ -1,9 +1,11 @@
-// A store of some of a 32-byte vector's lanes in plain pieces, for the narrow rows' AVX2
-// forms: VMASKMOVPS / VPMASKMOVD / VPMASKMOVQ stores are slow on AMD's cores (padded
-// float32 rows of 3 down axis 0, exact mode: 4x memcpy with them).
+// The narrow rows' AVX2 forms' masks and stores: a row's lane mask for its loads, and a
+// store of some of a 32-byte vector's lanes in plain pieces, as VMASKMOVPS / VPMASKMOVD /
+// VPMASKMOVQ stores are slow on AMD's cores (padded float32 rows of 3 down axis 0, exact
+// mode: 4x memcpy with them).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 #include "../config.hpp"
@@ -14,6 +16,19 @@ namespace detail {
 namespace vocab {
 
 TALLY_SIMD_WARNINGS_BEGIN
+
+/// narrow_row_walk::mask as an AVX2 mask: lane i of E (4 or 8 bytes) all ones where bit i
+/// is set.
+template <class E>
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256i avx2_row_mask(std::uint32_t bits) {
+  if constexpr (sizeof(E) == 4) {
+    const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lane_bit), lane_bit);
+  } else {
+    const __m256i lane_bit = _mm256_setr_epi64x(1, 2, 4, 8);
+    return _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(bits), lane_bit), lane_bit);
+  }
+}
 
 /// Stores bytes [from, from + bytes) of a vector where a whole store of it would put them,
 /// and nothing else: the vector's lanes moved down by `from` (one VPERMD), then stored in
@@ -30,11 +45,12 @@ struct avx2_lane_store {
         from(from_byte),
         bytes(byte_count) {}
 
-  /// A narrow row of `count` elements E in a vector (narrow_row_walk<E, 32 / sizeof(E)>):
-  /// its low lanes, or its high ones.
+  /// A narrow row of `count` elements E in a vector of `lanes` (narrow_row_walk<E, lanes>,
+  /// in the vector's low lanes): the low lanes of the row's vector, or its high ones.
   template <class E>
-  TALLY_TARGET_AVX2 static avx2_lane_store of_row(std::size_t count, bool high) noexcept {
-    return avx2_lane_store((high ? 32 / sizeof(E) - count : 0) * sizeof(E), count * sizeof(E));
+  TALLY_TARGET_AVX2 static avx2_lane_store of_row(std::size_t count, bool high,
+                                                  std::size_t lanes = 32 / sizeof(E)) noexcept {
+    return avx2_lane_store((high ? lanes - count : 0) * sizeof(E), count * sizeof(E));
   }
 
   /// `vector`: where a whole store of v would go.

@@ -751,9 +751,7 @@ struct exact_narrow_rows {
 
   TALLY_TARGET_AVX2 static void avx2(const row_tile<float, float>& t, const double* starts, double* ends) {
     narrow_row_walk<float, 8, InPlace> w(t);
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), count = _mm256_set1_epi32(static_cast<int>(t.count));
-    const __m256i mask = w.high ? _mm256_cmpgt_epi32(_mm256_add_epi32(lane, count), _mm256_set1_epi32(7))
-                                : _mm256_cmpgt_epi32(count, lane);  // as narrow_row_walk::mask
+    const __m256i mask = avx2_row_mask<float>(w.mask(t.count));
     const __m256i low_mask = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(mask));
     const __m256i high_mask = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(mask, 1));
     const std::ptrdiff_t base = w.base;
@@ -809,14 +807,12 @@ struct exact_narrow_rows {
   /// pieces.
   TALLY_TARGET_AVX2 static void avx2_quad(const row_tile<float, float>& t, const double* starts, double* ends) {
     narrow_row_walk<float, 4, InPlace> w(t);
-    const __m128i lane = _mm_setr_epi32(0, 1, 2, 3), count = _mm_set1_epi32(static_cast<int>(t.count));
-    const __m128i mask = w.high ? _mm_cmpgt_epi32(_mm_add_epi32(lane, count), _mm_set1_epi32(3))
-                                : _mm_cmpgt_epi32(count, lane);  // as narrow_row_walk::mask
+    const __m128i mask = _mm256_castsi256_si128(avx2_row_mask<float>(w.mask(t.count)));
     const __m256i wide_mask = _mm256_cvtepi32_epi64(mask);
     const std::ptrdiff_t base = w.base;
     __m256d run = _mm256_set1_pd(lanes::identity);
     if (starts) run = _mm256_blendv_pd(run, _mm256_maskload_pd(starts + base, wide_mask), _mm256_castsi256_pd(wide_mask));
-    const avx2_lane_store store((w.high ? 4 - t.count : 0) * sizeof(float), t.count * sizeof(float));
+    const auto store = avx2_lane_store::of_row<float>(t.count, w.high, 4);
     const __m128 row_mask = _mm_castsi128_ps(mask);
     std::size_t k = 0;
     for (; k < w.whole_rows; ++k, w.next()) _mm_storeu_ps(w.out, row_quad(_mm_loadu_ps(w.in), row_mask, run));

@@ -146,19 +146,6 @@ struct extremum_lanes_avx512 {
   }
 };
 
-/// narrow_row_walk::mask as an AVX2 mask: lane i of E (4 or 8 bytes) all ones where bit i
-/// is set.
-template <class E>
-TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256i avx2_row_mask(std::uint32_t bits) {
-  if constexpr (sizeof(E) == 4) {
-    const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lane_bit), lane_bit);
-  } else {
-    const __m256i lane_bit = _mm256_setr_epi64x(1, 2, 4, 8);
-    return _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(bits), lane_bit), lane_bit);
-  }
-}
-
 /// Tiles of fewer lines than one vector (narrow columns, as the running maximum of the x,
 /// y, z of points down axis 0), which the lanes forms above would leave to lane_rows'
 /// scalar loop: a row per vector (narrow_row_walk), the running values in a register,
