@@ -204,6 +204,14 @@ TEST_CASE("shapes: streamed outputs at every element offset from a cache line", 
       scan_case columns{{big / 1001, 1001}, 0, false, decreasing, out_offset % 2 == 0};
       columns.out_offset = out_offset;
       check_exact<float>(columns, rng);
+      // Short lines of whole 64-byte lines, streamed as one run of vectors; on two
+      // threads, runs that meet mid-line.
+      for (std::size_t n : {16u, 32u}) {
+        scan_case lines{{big / n, n}, 1, false, decreasing, out_offset % 2 == 1};
+        lines.out_offset = out_offset;
+        lines.threads = out_offset % 3 == 0 ? 2 : 1;
+        check_exact<float>(lines, rng);
+      }
     }
   scan_case wide{{(std::size_t{16} << 20) / 8 + 5}, 0, false, false, false};
   wide.out_offset = 3;
@@ -212,6 +220,12 @@ TEST_CASE("shapes: streamed outputs at every element offset from a cache line", 
   scan_case narrow{{(std::size_t{16} << 20) / 2 + 5}, 0, false, true, true};
   narrow.out_offset = 5;
   check_exact<std::int16_t>(narrow, rng);
+  scan_case byte_lines{{(std::size_t{16} << 20) / 64 + 3, 64}, 1, false, true, false};
+  byte_lines.out_offset = 7;
+  check_exact<std::int8_t>(byte_lines, rng);
+  scan_case double_lines{{(std::size_t{16} << 20) / 64 + 3, 8}, 1, false, false, true};
+  double_lines.out_offset = 3;
+  check_exact<double>(double_lines, rng);
 }
 
 /// A streamed scan of an input seen transposed (the gathered tiles: axis 0 reads lines
