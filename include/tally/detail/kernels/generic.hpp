@@ -392,12 +392,8 @@ TALLY_SIMD_TARGET void scan_narrow_columns(const T* in, T* out, std::size_t widt
   using writer_t = streaming_writer<V, T>;
   writer_t writer(stream);
   std::size_t k = 0;
-  // The input 2 KiB ahead, in the stream's direction (an integer: it may lie past the
-  // tensor, and a prefetch never faults). The hardware prefetchers alone left float32
-  // [4M, 3] down axis 0 at 1.2x (AVX-512) and 1.4x (AVX2) memcpy; 0.9x and 1.2x so.
-  const std::uintptr_t ahead = Descending ? std::uintptr_t{0} - 2048 : 2048;
   for (; k + W <= total; k += W) {
-    prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(at(top_in, k)) + ahead));
+    prefetch_stream_ahead(at(top_in, k), Descending);
     reg x = Descending ? V::reverse(V::load(top_in - k - (W - 1))) : V::load(in + k);
     std::size_t shift = width;
     for (std::size_t t = 0; t < steps; ++t, shift *= 2)
@@ -579,9 +575,8 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
   // reversed.
   // Lines read downwards go last first: one descending stream for the prefetchers (and
   // the streaming writer), where lines taken upwards took 4x longer (float16 [64K, 256]).
-  // The input is prefetched 2 KiB ahead in that stream, as scan_narrow_columns does (float32
-  // lines of 16 and 17 along axis 1 with AVX2: 1.3x memcpy before, 1.15x so).
-  const std::uintptr_t ahead = Reverse ? std::uintptr_t{0} - 2048 : 2048;
+  // (Its input prefetched ahead: float32 lines of 16 and 17 with AVX2, 1.3x memcpy
+  // without, 1.15x with.)
   for (std::size_t j = 0; j < count; ++j) {
     const std::size_t line = Reverse ? count - 1 - j : j;
     const T* src = in + line * n;
@@ -589,7 +584,7 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
     reg local = identity, prev = empty, last_whole = empty;
     for (std::size_t k = 0; k < whole; k += W) {
       const std::size_t at = Reverse ? n - k - W : k;
-      prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(src + at) + ahead));
+      prefetch_stream_ahead(src + at, Reverse);
       const reg prefix = V::template scan<Op>(Reverse ? V::reverse(V::load(src + at)) : V::load(src + at));
       const reg inclusive = V::template combine<Op>(local, prefix);
       const reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
