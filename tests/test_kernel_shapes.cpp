@@ -204,9 +204,10 @@ TEST_CASE("shapes: streamed outputs at every element offset from a cache line", 
       scan_case columns{{big / 1001, 1001}, 0, false, decreasing, out_offset % 2 == 0};
       columns.out_offset = out_offset;
       check_exact<float>(columns, rng);
-      // Short lines of whole 64-byte lines, streamed as one run of vectors; on two
-      // threads, runs that meet mid-line.
-      for (std::size_t n : {16u, 32u}) {
+      // Short lines, streamed where a kernel puts its vectors back to back: lines that
+      // divide a vector (2, 4) or are whole vectors (16, 32). Lines of 17 store plainly.
+      // On two threads the threads' runs meet inside one 64-byte cache line.
+      for (std::size_t n : {2u, 4u, 16u, 17u, 32u}) {
         scan_case lines{{big / n, n}, 1, false, decreasing, out_offset % 2 == 1};
         lines.out_offset = out_offset;
         lines.threads = out_offset % 3 == 0 ? 2 : 1;

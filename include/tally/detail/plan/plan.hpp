@@ -111,16 +111,10 @@ scan_plan make_plan(const scan_layout& layout, bool exclusive, bool in_place, bo
     plan.tile = tuning::gather_short_side;
     plan.depth = tuning::gather_elements / tuning::gather_short_side;
   }
-  // Lines of either shape stream only from tuning::stream_line_bytes, as the vocabulary
-  // engine's do: shorter ones share their end cache lines with their neighbours. Short
-  // lines of whole 64-byte lines are the exception: the by-vector scan puts their vectors
-  // one after the other into one writer, one stream with no store between (float32
-  // [1M, 16] along axis 1, AVX-512: 1.35x memcpy stored plainly, 0.92x streamed).
-  const bool whole_cache_lines = l.axis_size * sizeof(T) % 64 == 0;
-  if ((plan.shape == kernel_shape::lines || plan.shape == kernel_shape::short_lines) &&
-      l.axis_size * sizeof(T) < tuning::stream_line_bytes &&
-      !(plan.shape == kernel_shape::short_lines && whole_cache_lines))
-    plan.stream = false;
+  // Lines stream only from tuning::stream_line_bytes, as the vocabulary engine's do:
+  // shorter ones share their end cache lines with their neighbours. Short lines keep
+  // `stream`: their kernel knows whether its vectors run back to back into one writer.
+  if (plan.shape == kernel_shape::lines && l.axis_size * sizeof(T) < tuning::stream_line_bytes) plan.stream = false;
   const bool tiled = plan.shape == kernel_shape::columns || plan.shape == kernel_shape::gathered_columns ||
                      plan.shape == kernel_shape::gathered_lines || plan.shape == kernel_shape::short_lines;
   plan.walked_dims = tiled ? rank - 1 : rank;
