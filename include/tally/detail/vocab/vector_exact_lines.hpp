@@ -194,12 +194,16 @@ struct scan_order {
 /// to 31 elements took 14 to 25 ns a line from memory, 5 to 9 in L1.
 inline std::size_t lines_ahead(std::size_t n) noexcept { return 1 + 1024 / (n * sizeof(float)); }
 
-/// Prefetches the line of n floats whose first element in scan order is at `in`: the
-/// cache lines of its two ends (a line this short spans at most three).
+/// Prefetches the line of n floats whose first element in scan order is at `in`: every
+/// cache line it spans. Its two ends only, the form before, left the middle of longer
+/// lines to the hardware prefetchers, and the loads waited: float32 lines of 64 / 256 /
+/// 300, x memcpy, AVX2 1.9 / 1.75 / 2.1 -> 1.3 / 1.4 / 1.4, AVX-512 1.35 / 1.45 / 1.67 ->
+/// 1.14 / 1.16 / 1.15 (2026-11-30).
 template <bool Reverse>
 void prefetch_line(const float* in, std::size_t n) noexcept {
-  const float* last = Reverse ? in - (n - 1) : in + (n - 1);
-  detail::prefetch(in);
+  const char* low = reinterpret_cast<const char*>(Reverse ? in - (n - 1) : in);
+  const char* last = low + (n - 1) * sizeof(float);
+  for (const char* p = low; p < last; p += 64) detail::prefetch(p);  // one address in each line before last's
   detail::prefetch(last);
 }
 
