@@ -19,7 +19,8 @@
 //   and shift_in_groups<n> (scans of groups of n lanes inside 128-bit halves, for lines of
 //   2, 4, 8 elements, and 16 in 8-bit lanes); minus, next_positions and line_bases
 //   (packed integer lines summed as differences of the running sum, for the 8-bit
-//   sums' vectors, which have no lane_ops).
+//   sums' vectors, which have no lane_ops), or plus_above (8-bit lines of 3, 5, 6, 7
+//   summed from shifted loads, in byte_line_sums).
 
 /// The vector for element type T.
 template <class T>
@@ -783,6 +784,91 @@ TALLY_SIMD_TARGET void scan_short_sums_by_difference(const T* in, T* out, std::s
   }
 }
 
+/// Whether V offers plus_above(y, x, at, floor) (y + x in the lanes where at > floor, y
+/// elsewhere), what scan_short_sums_by_loads needs besides next_positions and minus.
+template <class V, class = void>
+inline constexpr bool has_plus_above = false;
+template <class V>
+inline constexpr bool has_plus_above<V, std::void_t<decltype(sizeof(&V::plus_above))>> = true;
+
+/// y plus, for each d = D, D - 1, ..., 1, the elements d before each lane (d after when
+/// Reverse) in the lanes whose position is at least d: straight-line code with constant
+/// offsets (a loop over d took 2.5x longer).
+template <class T, bool Reverse, class V, std::size_t D>
+struct shifted_sums {
+  using reg = typename V::reg;
+  TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE static reg add(reg y, const T* p, reg at) noexcept {
+    if constexpr (D > 0) {
+      y = V::plus_above(y, V::load(Reverse ? p + D : p - D), at, V::broadcast(static_cast<acc_t<T>>(D - 1)));
+      return shifted_sums<T, Reverse, V, D - 1>::add(y, p, at);
+    } else {
+      return y;
+    }
+  }
+};
+
+/// Packed 8-bit lines of n elements summed from shifted loads: lane i's sum is x[i] plus
+/// x[i - d] for each d = 1 .. n - 1 that stays inside its line (its position at least d),
+/// read by unaligned loads and kept by a compare. That is n - 1 loads and a few ALU
+/// operations per d, and no shuffle: the difference form (one in-register scan and a lane
+/// gather per vector) was bound by AVX2's shuffles, about 10 cycles per 32 bytes where a
+/// memcpy takes 6.6 (int8 lines of 5: 1.7-2.1x the time of a memcpy). Reversed lines read
+/// x[i + d] and count positions from the line's end. Each vector is stored after the next
+/// one's loads, so in place every load reads elements not yet written (walking downwards
+/// for forward lines did that too, but 16M int8 lines of 3 took 1.7x a memcpy against
+/// 1.2x upwards). The elements whose loads would leave the region (fewer than n - 1 + a
+/// vector, at the start for forward lines, at the end for reversed ones) take the scalar
+/// loop, after the vectors. The cost grows with n, so it serves lines of 3, 5, 6 and 7 (2,
+/// 4 and 8 are group scans): 16M int8 as lines of 15 took 2.0-2.5x a memcpy by loads and
+/// 1.7x by differences. Stores are plain: neither vector has `window`, which the
+/// streaming writer needs (64-byte byte vectors would need VBMI's byte permutes).
+template <class T, bool Reverse, class V, std::size_t n>
+TALLY_SIMD_TARGET void scan_short_sums_by_loads(const T* in, T* out, std::size_t count, bool exclusive) noexcept {
+  using A = acc_t<T>;
+  using reg = typename V::reg;
+  constexpr std::size_t W = V::width;
+  const std::size_t total = n * count;
+  const std::size_t vectors = total >= W + n - 1 ? (total - (n - 1)) / W : 0;
+  // The vectors cover [first, first + vectors * W): the last elements for forward lines.
+  const std::size_t first = Reverse ? 0 : total - vectors * W;
+  // Positions: in the line (forward, W % n more a vector), or from the line's end
+  // (reversed, W % n less).
+  const reg advance = V::broadcast(static_cast<A>(Reverse ? (n - W % n) % n : W % n));
+  const reg last_position = V::broadcast(static_cast<A>(n - 1));
+  alignas(64) A positions[W];
+  for (std::size_t i = 0, p = first % n; i < W; ++i, p = p + 1 == n ? 0 : p + 1)
+    positions[i] = static_cast<A>(Reverse ? n - 1 - p : p);
+  reg at = V::load(static_cast<const A*>(positions));
+  reg held = at;  // the vector before, stored after this one's loads
+  for (std::size_t v = 0; v < vectors; ++v) {
+    const std::size_t k = first + v * W;
+    const reg x = V::load(in + k);
+    const reg y = shifted_sums<T, Reverse, V, n - 1>::add(x, in + k, at);
+    if (v > 0) V::store(out + k - W, held);
+    held = exclusive ? V::minus(y, x) : y;
+    at = V::next_positions(at, advance, last_position);
+  }
+  if (vectors > 0) V::store(out + first + (vectors - 1) * W, held);
+  // The rest in scan order: [0, first) forward, [vectors * W, total) reversed.
+  const std::size_t from = Reverse ? vectors * W : 0, to = Reverse ? total : first;
+  A line_sum = A(0);
+  for (std::size_t j = 0, p = 0; j < to - from; ++j, p = p + 1 == n ? 0 : p + 1) {  // p: j's place in its line
+    const std::size_t where = Reverse ? total - 1 - j : j;
+    const A before = p == 0 ? A(0) : line_sum;
+    line_sum = sum_op::combine(before, to_acc(in[where]));
+    out[where] = from_acc<T>(exclusive ? before : line_sum);
+  }
+}
+
+template <class T, std::size_t n>
+TALLY_SIMD_TARGET void scan_short_sums_by_loads(const T* in, T* out, std::size_t count, bool reverse,
+                                                bool exclusive) noexcept {
+  if (reverse)
+    scan_short_sums_by_loads<T, true, byte_line_sums, n>(in, out, count, exclusive);
+  else
+    scan_short_sums_by_loads<T, false, byte_line_sums, n>(in, out, count, exclusive);
+}
+
 /// Whether V scans groups of neighbouring lanes inside its 128-bit halves
 /// (scan_groups<Op, n>, shift_in_groups<n> for n = 2, 4, ... up to group_max).
 template <class V, class = void>
@@ -840,8 +926,9 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
 
 /// Packed lines by length: a copy (1), the by-vector scan (a vector or more), one line a
 /// vector (more than half a vector), group scans (lengths dividing a 128-bit half), whole
-/// lines a vector with segmented steps (the rest, where the vector has lane_ops),
-/// differences of the running sum (8-bit sums), the plain loop.
+/// lines a vector with segmented steps (the rest, where the vector has lane_ops), shifted
+/// loads (8-bit sums of lines of 3, 5, 6, 7 on x86), differences of the running sum (the
+/// other 8-bit sums, and NEON's integer sums), the plain loop.
 template <class Op, class T>
 TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std::size_t count, bool reverse,
                                         bool exclusive, bool stream) noexcept {
@@ -869,6 +956,13 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
       if (n == 16) return scan_short_groups<Op, T, 16>(in, out, count, reverse, exclusive, stream);
   } else if constexpr (has_lane_ops<L>) {
     scan_lines_in_vectors<Op, T, L>(in, out, n, count, reverse, exclusive, stream);
+  } else if (has_plus_above<byte_line_sums> && is_sum<Op> && sizeof(T) == 1 && (n == 3 || (n >= 5 && n <= 7))) {
+    if constexpr (has_plus_above<byte_line_sums> && is_sum<Op> && sizeof(T) == 1) {
+      if (n == 3) return scan_short_sums_by_loads<T, 3>(in, out, count, reverse, exclusive);
+      if (n == 5) return scan_short_sums_by_loads<T, 5>(in, out, count, reverse, exclusive);
+      if (n == 6) return scan_short_sums_by_loads<T, 6>(in, out, count, reverse, exclusive);
+      scan_short_sums_by_loads<T, 7>(in, out, count, reverse, exclusive);
+    }
   } else if constexpr (has_line_bases<L> && is_sum<Op> && std::is_integral_v<T>) {
     if (reverse)
       scan_short_sums_by_difference<T, true, L>(in, out, n, count, exclusive, stream);

@@ -547,6 +547,10 @@ struct i8 {
     at = _mm256_add_epi8(at, advance);
     return _mm256_sub_epi8(at, _mm256_and_si256(_mm256_cmpgt_epi8(at, last), _mm256_add_epi8(last, _mm256_set1_epi8(1))));
   }
+  /// y + x in the lanes where at > floor, y elsewhere (packed lines summed from shifted loads).
+  TALLY_T static reg plus_above(reg y, reg x, reg at, reg floor) {
+    return _mm256_add_epi8(y, _mm256_and_si256(x, _mm256_cmpgt_epi8(at, floor)));
+  }
   /// Lane i: before[i - at[i]] where lane i's line starts in this vector, else the last
   /// lane of `carried` (the line began in an earlier vector).
   TALLY_T static reg line_bases(reg before, reg at, reg carried) {
@@ -568,6 +572,8 @@ struct i8 {
 
 /// The vector of 8-bit sums (generic.hpp: line_vec_for).
 using byte_sums = i8;
+/// The vector of 8-bit packed line sums from shifted loads (generic.hpp: scan_short_lines).
+using byte_line_sums = i8;
 
 /// 8x8 blocks of 4-byte elements, transposed in registers (see avx512::transpose32).
 struct transpose32 {
