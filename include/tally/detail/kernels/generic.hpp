@@ -19,8 +19,8 @@
 //   and shift_in_groups<n> (scans of groups of n lanes inside 128-bit halves, for lines of
 //   2, 4, 8 elements, and 16 in 8-bit lanes); minus, next_positions and line_bases
 //   (packed integer lines summed as differences of the running sum, for the 8-bit
-//   sums' vectors, which have no lane_ops), or plus_above (8-bit lines of 3, 5, 6, 7
-//   summed from shifted loads, in byte_line_sums).
+//   sums' vectors, which have no lane_ops), or plus_above with lanes_up and lanes_down
+//   (8-bit lines below 16 summed from shifted loads, in byte_line_sums).
 
 /// The vector for element type T.
 template <class T>
@@ -807,25 +807,50 @@ struct shifted_sums {
   }
 };
 
-/// Packed 8-bit lines of n elements summed from shifted loads: lane i's sum is x[i] plus
-/// x[i - d] for each d = 1 .. n - 1 that stays inside its line (its position at least d),
-/// read by unaligned loads and kept by a compare. That is n - 1 loads and a few ALU
-/// operations per d, and no shuffle: the difference form (one in-register scan and a lane
-/// gather per vector) was bound by AVX2's shuffles, about 10 cycles per 32 bytes where a
-/// memcpy takes 6.6 (int8 lines of 5: 1.7-2.1x the time of a memcpy). Reversed lines read
-/// x[i + d] and count positions from the line's end. Each vector is stored after the next
-/// one's loads, so in place every load reads elements not yet written (walking downwards
-/// for forward lines did that too, but 16M int8 lines of 3 took 1.7x a memcpy against
-/// 1.2x upwards). The elements whose loads would leave the region (fewer than n - 1 + a
+/// The sum of element i and the w - 1 before it in its line (after it when Reverse), as
+/// far as the line goes: a lane of scan_short_sums_by_loads' windows, for the few lanes
+/// next to its vectors.
+template <class T, bool Reverse>
+acc_t<T> window_sum(const T* in, std::size_t i, std::size_t n, std::size_t w) noexcept {
+  const std::size_t place = Reverse ? n - 1 - i % n : i % n;  // in scan order
+  acc_t<T> sum = acc_t<T>(0);
+  for (std::size_t d = 0; d < w && d <= place; ++d) sum = sum_op::combine(sum, to_acc(in[Reverse ? i + d : i - d]));
+  return sum;
+}
+
+/// Packed 8-bit lines of n elements summed from shifted loads. Lane i's window is x[i]
+/// plus x[i - d] for each d = 1 .. w - 1 that stays inside its line (its position at least
+/// d), read by unaligned loads and kept by a compare: w - 1 loads and a few ALU operations
+/// per d, and no shuffle. Lines up to w long are their windows. Longer lines double the
+/// window once or twice: the window of 2w adds, in the lanes whose position is at least
+/// w, the window w lanes before (one lane shift, lanes_up, from this vector and the one
+/// before), so lines up to 4w take w - 1 loads and two shifts, not 4w - 1 loads.
+///
+/// Reversed lines read x[i + d], count positions from the line's end and shift from the
+/// vector after (lanes_down). The vectors still walk upwards (walking downwards, 16M int8
+/// forward lines of 3 took 1.7x a memcpy against 1.2x upwards), so each doubling waits a
+/// vector for the windows after it: vector v - levels is finished while vector v is
+/// loaded.
+///
+/// Why: the difference form (one in-register scan and a lane gather per vector) was bound
+/// by AVX2's shuffles, about 10 cycles per 32 bytes where a memcpy takes 6.6 (int8 lines
+/// of 5: 1.7-2.1x the time of a memcpy), and loads alone grow with n (16M int8 as lines of
+/// 15 took 2.0-2.5x a memcpy with 14 loads a vector).
+///
+/// In place, every load reads elements not yet written: forward, each vector is stored
+/// after the next one's loads (they reach back n - 1 elements); reversed, loads only
+/// reach upwards. The elements whose loads would leave the region (fewer than n - 1 + a
 /// vector, at the start for forward lines, at the end for reversed ones) take the scalar
-/// loop, after the vectors. The cost grows with n, so it serves lines of 3, 5, 6 and 7 (2,
-/// 4 and 8 are group scans): 16M int8 as lines of 15 took 2.0-2.5x a memcpy by loads and
-/// 1.7x by differences. Stores are plain: neither vector has `window`, which the
+/// loop, after the vectors; the windows just outside the vectors, which the shifts read,
+/// are summed by window_sum. Stores are plain: neither vector has `window`, which the
 /// streaming writer needs (64-byte byte vectors would need VBMI's byte permutes).
-template <class T, bool Reverse, class V, std::size_t n>
+template <class T, bool Reverse, class V, std::size_t n, std::size_t w>
 TALLY_SIMD_TARGET void scan_short_sums_by_loads(const T* in, T* out, std::size_t count, bool exclusive) noexcept {
+  constexpr int levels = n <= w ? 0 : n <= 2 * w ? 1 : 2;
+  static_assert(n <= 4 * w, "at most two doublings");
   using A = acc_t<T>;
   using reg = typename V::reg;
+  using window_sums = shifted_sums<T, Reverse, V, w - 1>;
   constexpr std::size_t W = V::width;
   const std::size_t total = n * count;
   const std::size_t vectors = total >= W + n - 1 ? (total - (n - 1)) / W : 0;
@@ -835,20 +860,74 @@ TALLY_SIMD_TARGET void scan_short_sums_by_loads(const T* in, T* out, std::size_t
   // (reversed, W % n less).
   const reg advance = V::broadcast(static_cast<A>(Reverse ? (n - W % n) % n : W % n));
   const reg last_position = V::broadcast(static_cast<A>(n - 1));
+  const reg below_w = V::broadcast(static_cast<A>(w - 1)), below_2w = V::broadcast(static_cast<A>(2 * w - 1));
   alignas(64) A positions[W];
   for (std::size_t i = 0, p = first % n; i < W; ++i, p = p + 1 == n ? 0 : p + 1)
     positions[i] = static_cast<A>(Reverse ? n - 1 - p : p);
-  reg at = V::load(static_cast<const A*>(positions));
-  reg held = at;  // the vector before, stored after this one's loads
-  for (std::size_t v = 0; v < vectors; ++v) {
-    const std::size_t k = first + v * W;
-    const reg x = V::load(in + k);
-    const reg y = shifted_sums<T, Reverse, V, n - 1>::add(x, in + k, at);
-    if (v > 0) V::store(out + k - W, held);
-    held = exclusive ? V::minus(y, x) : y;
-    at = V::next_positions(at, advance, last_position);
+  // The windows of w and 2w just outside the vectors (before them forward, after them
+  // reversed), where the shifts read them.
+  alignas(64) A outside_w[W] = {}, outside_2w[W] = {};
+  for (std::size_t j = 0; levels > 0 && vectors > 0 && j < 2 * w; ++j) {
+    const std::size_t lane = Reverse ? j : W - 2 * w + j;
+    const std::size_t i = Reverse ? vectors * W + j : first + j - 2 * w;  // element of the lane
+    if (Reverse ? i >= total : first + j < 2 * w) continue;
+    if (Reverse ? j < w : j >= w) outside_w[lane] = window_sum<T, Reverse>(in, i, n, w);
+    outside_2w[lane] = window_sum<T, Reverse>(in, i, n, 2 * w);
   }
-  if (vectors > 0) V::store(out + first + (vectors - 1) * W, held);
+  reg at = V::load(static_cast<const A*>(positions));
+  if constexpr (!Reverse) {
+    reg before_w = V::load(static_cast<const A*>(outside_w));  // the vector before's windows
+    reg before_2w = V::load(static_cast<const A*>(outside_2w));
+    reg held = at;  // the vector before, stored after this one's loads
+    for (std::size_t v = 0; v < vectors; ++v) {
+      const std::size_t k = first + v * W;
+      const reg x = V::load(in + k);
+      reg y = window_sums::add(x, in + k, at);
+      if constexpr (levels >= 1) {
+        const reg here = y;
+        y = V::plus_above(y, V::template lanes_up<w>(y, before_w), at, below_w);
+        before_w = here;
+      }
+      if constexpr (levels >= 2) {
+        const reg here = y;
+        y = V::plus_above(y, V::template lanes_up<2 * w>(y, before_2w), at, below_2w);
+        before_2w = here;
+      }
+      if (v > 0) V::store(out + k - W, held);
+      held = exclusive ? V::minus(y, x) : y;
+      at = V::next_positions(at, advance, last_position);
+    }
+    if (vectors > 0) V::store(out + first + (vectors - 1) * W, held);
+  } else {
+    // Step v: the windows of w of vector v, those of 2w of vector v - 1, those of 4w of
+    // vector v - 2; vector v - levels is stored.
+    reg windows_w = at, windows_2w = at;  // of vectors v - 1 and v - 2
+    reg at_1 = at, at_2 = at;             // positions of vectors v - 1 and v - 2
+    const std::size_t steps = vectors > 0 ? vectors + levels : 0;
+    for (std::size_t v = 0; v < steps; ++v) {
+      const std::size_t k = v * W;
+      reg y = v < vectors ? window_sums::add(V::load(in + k), in + k, at) : V::load(static_cast<const A*>(outside_w));
+      if constexpr (levels >= 1) {
+        const reg after = y;
+        if (v >= 1)
+          y = v - 1 < vectors ? V::plus_above(windows_w, V::template lanes_down<w>(windows_w, after), at_1, below_w)
+                              : V::load(static_cast<const A*>(outside_2w));
+        windows_w = after;
+      }
+      if constexpr (levels >= 2) {
+        const reg after = y;
+        if (v >= 2) y = V::plus_above(windows_2w, V::template lanes_down<2 * w>(windows_2w, after), at_2, below_2w);
+        windows_2w = after;
+      }
+      at_2 = at_1;
+      at_1 = at;
+      at = V::next_positions(at, advance, last_position);
+      if (v >= static_cast<std::size_t>(levels)) {
+        const std::size_t done = k - levels * W;
+        V::store(out + done, exclusive ? V::minus(y, V::load(in + done)) : y);
+      }
+    }
+  }
   // The rest in scan order: [0, first) forward, [vectors * W, total) reversed.
   const std::size_t from = Reverse ? vectors * W : 0, to = Reverse ? total : first;
   A line_sum = A(0);
@@ -860,13 +939,18 @@ TALLY_SIMD_TARGET void scan_short_sums_by_loads(const T* in, T* out, std::size_t
   }
 }
 
+/// Lines of 3 and 5 are their windows; longer lines take windows of 4, doubled once
+/// (lines of 6 and 7) or twice (lines of 9 to 15). 16M int8 as lines of 7: 1.3-1.4x a
+/// memcpy with 6 loads a vector, 1.1x with 3 and a shift; lines of 5 measured alike both
+/// ways with AVX-512, and slower doubled with AVX2, whose lane shift takes two shuffles.
 template <class T, std::size_t n>
 TALLY_SIMD_TARGET void scan_short_sums_by_loads(const T* in, T* out, std::size_t count, bool reverse,
                                                 bool exclusive) noexcept {
+  constexpr std::size_t w = n <= 5 ? n : 4;
   if (reverse)
-    scan_short_sums_by_loads<T, true, byte_line_sums, n>(in, out, count, exclusive);
+    scan_short_sums_by_loads<T, true, byte_line_sums, n, w>(in, out, count, exclusive);
   else
-    scan_short_sums_by_loads<T, false, byte_line_sums, n>(in, out, count, exclusive);
+    scan_short_sums_by_loads<T, false, byte_line_sums, n, w>(in, out, count, exclusive);
 }
 
 /// Whether V scans groups of neighbouring lanes inside its 128-bit halves
@@ -924,11 +1008,16 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
     scan_lines_by_vectors<Op, T, false, V>(in, out, n, count, exclusive, stream);
 }
 
+/// 8-bit sums, where the target's byte_line_sums offers plus_above: packed lines of 3 to
+/// 15 elements, other than 4 and 8, take scan_short_sums_by_loads.
+template <class Op, class T>
+inline constexpr bool byte_sums_by_loads = has_plus_above<byte_line_sums> && is_sum<Op> && sizeof(T) == 1;
+
 /// Packed lines by length: a copy (1), the by-vector scan (a vector or more), one line a
 /// vector (more than half a vector), group scans (lengths dividing a 128-bit half), whole
 /// lines a vector with segmented steps (the rest, where the vector has lane_ops), shifted
-/// loads (8-bit sums of lines of 3, 5, 6, 7 on x86), differences of the running sum (the
-/// other 8-bit sums, and NEON's integer sums), the plain loop.
+/// loads (8-bit sums of lines below 16 on x86), differences of the running sum (the other
+/// 8-bit sums, and NEON's integer sums), the plain loop.
 template <class Op, class T>
 TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std::size_t count, bool reverse,
                                         bool exclusive, bool stream) noexcept {
@@ -956,12 +1045,21 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
       if (n == 16) return scan_short_groups<Op, T, 16>(in, out, count, reverse, exclusive, stream);
   } else if constexpr (has_lane_ops<L>) {
     scan_lines_in_vectors<Op, T, L>(in, out, n, count, reverse, exclusive, stream);
-  } else if (has_plus_above<byte_line_sums> && is_sum<Op> && sizeof(T) == 1 && (n == 3 || (n >= 5 && n <= 7))) {
-    if constexpr (has_plus_above<byte_line_sums> && is_sum<Op> && sizeof(T) == 1) {
-      if (n == 3) return scan_short_sums_by_loads<T, 3>(in, out, count, reverse, exclusive);
-      if (n == 5) return scan_short_sums_by_loads<T, 5>(in, out, count, reverse, exclusive);
-      if (n == 6) return scan_short_sums_by_loads<T, 6>(in, out, count, reverse, exclusive);
-      scan_short_sums_by_loads<T, 7>(in, out, count, reverse, exclusive);
+  } else if (byte_sums_by_loads<Op, T> && n < 16 && (n & (n - 1)) != 0) {
+    if constexpr (byte_sums_by_loads<Op, T>) {
+      switch (n) {
+        case 3: return scan_short_sums_by_loads<T, 3>(in, out, count, reverse, exclusive);
+        case 5: return scan_short_sums_by_loads<T, 5>(in, out, count, reverse, exclusive);
+        case 6: return scan_short_sums_by_loads<T, 6>(in, out, count, reverse, exclusive);
+        case 7: return scan_short_sums_by_loads<T, 7>(in, out, count, reverse, exclusive);
+        case 9: return scan_short_sums_by_loads<T, 9>(in, out, count, reverse, exclusive);
+        case 10: return scan_short_sums_by_loads<T, 10>(in, out, count, reverse, exclusive);
+        case 11: return scan_short_sums_by_loads<T, 11>(in, out, count, reverse, exclusive);
+        case 12: return scan_short_sums_by_loads<T, 12>(in, out, count, reverse, exclusive);
+        case 13: return scan_short_sums_by_loads<T, 13>(in, out, count, reverse, exclusive);
+        case 14: return scan_short_sums_by_loads<T, 14>(in, out, count, reverse, exclusive);
+        default: return scan_short_sums_by_loads<T, 15>(in, out, count, reverse, exclusive);
+      }
     }
   } else if constexpr (has_line_bases<L> && is_sum<Op> && std::is_integral_v<T>) {
     if (reverse)

@@ -551,6 +551,16 @@ struct i8 {
   TALLY_T static reg plus_above(reg y, reg x, reg at, reg floor) {
     return _mm256_add_epi8(y, _mm256_and_si256(x, _mm256_cmpgt_epi8(at, floor)));
   }
+  /// Lane i: v[i - w], or before[32 - w + i] in the first w lanes.
+  template <int w>
+  TALLY_T static reg lanes_up(reg v, reg before) {
+    return _mm256_alignr_epi8(v, _mm256_permute2x128_si256(before, v, 0x21), 16 - w);
+  }
+  /// Lane i: v[i + w], or after[i + w - 32] in the last w lanes.
+  template <int w>
+  TALLY_T static reg lanes_down(reg v, reg after) {
+    return _mm256_alignr_epi8(_mm256_permute2x128_si256(v, after, 0x21), v, w);
+  }
   /// Lane i: before[i - at[i]] where lane i's line starts in this vector, else the last
   /// lane of `carried` (the line began in an earlier vector).
   TALLY_T static reg line_bases(reg before, reg at, reg carried) {

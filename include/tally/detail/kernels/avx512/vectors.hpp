@@ -401,7 +401,6 @@ using byte_sums = avx2::i8;
 /// this one.
 struct byte_line_sums {
   using reg = __m512i;
-  using lane = std::uint8_t;
   static constexpr std::size_t width = 64;
   TALLY_T static reg broadcast(unsigned a) { return _mm512_set1_epi8(static_cast<char>(a)); }
   template <class X>
@@ -420,6 +419,18 @@ struct byte_line_sums {
   /// y + x in the lanes where at > floor, y elsewhere.
   TALLY_T static reg plus_above(reg y, reg x, reg at, reg floor) {
     return _mm512_mask_add_epi8(y, _mm512_cmpgt_epi8_mask(at, floor), y, x);
+  }
+  /// Lane i: v[i - w], or before[64 - w + i] in the first w lanes (w a multiple of 4).
+  template <int w>
+  TALLY_T static reg lanes_up(reg v, reg before) {
+    static_assert(w % 4 == 0, "whole 32-bit lanes");
+    return _mm512_alignr_epi32(v, before, 16 - w / 4);
+  }
+  /// Lane i: v[i + w], or after[i + w - 64] in the last w lanes.
+  template <int w>
+  TALLY_T static reg lanes_down(reg v, reg after) {
+    static_assert(w % 4 == 0, "whole 32-bit lanes");
+    return _mm512_alignr_epi32(after, v, w / 4);
   }
 };
 
