@@ -150,6 +150,16 @@ void for_exact_types(F&& f) {
   f(tally_test::type_tag<std::int64_t>{});
 }
 
+#if TALLY_X86_SIMD
+// 8-bit sums of short lines take the shifted-load form where a trait finds the vector's
+// line window operations. A trait that missed them would fall back to another correct
+// form, which no result below could show.
+static_assert(tally::detail::avx512::has_line_window_ops<tally::detail::avx512::byte_line_sums>,
+              "AVX-512 sums 8-bit short lines from shifted loads");
+static_assert(tally::detail::avx2::has_line_window_ops<tally::detail::avx2::byte_line_sums>,
+              "AVX2 sums 8-bit short lines from shifted loads");
+#endif
+
 TEST_CASE("shapes: short lines packed one after the other, every length to 70, then to and past 256", "[shapes]") {
   rng_t rng(0x5047);
   for_exact_types([&](auto tag) {

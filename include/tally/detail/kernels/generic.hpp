@@ -784,12 +784,21 @@ TALLY_SIMD_TARGET void scan_short_sums_by_difference(const T* in, T* out, std::s
   }
 }
 
-/// Whether V offers plus_above(y, x, at, floor) (y + x in the lanes where at > floor, y
-/// elsewhere), what scan_short_sums_by_loads needs besides next_positions and minus.
-template <class V, class = void>
-inline constexpr bool has_plus_above = false;
+/// A value of V's register type for the traits' unevaluated calls (std::declval<reg>
+/// would make the vector type a template argument, whose attributes GCC warns it drops).
 template <class V>
-inline constexpr bool has_plus_above<V, std::void_t<decltype(sizeof(&V::plus_above))>> = true;
+typename V::reg some_reg() noexcept;
+
+/// Whether V offers what scan_short_sums_by_loads needs besides next_positions and minus:
+/// plus_above(y, x, at, floor) (y + x in the lanes where at > floor, y elsewhere) and the
+/// lane shifts that double its windows, lanes_up<w> and lanes_down<w>.
+template <class V, class = void>
+inline constexpr bool has_line_window_ops = false;
+template <class V>
+inline constexpr bool has_line_window_ops<
+    V, std::void_t<decltype(sizeof(V::plus_above(some_reg<V>(), some_reg<V>(), some_reg<V>(), some_reg<V>()))),
+                   decltype(sizeof(V::template lanes_up<4>(some_reg<V>(), some_reg<V>()))),
+                   decltype(sizeof(V::template lanes_down<4>(some_reg<V>(), some_reg<V>())))>> = true;
 
 /// y plus, for each d = D, D - 1, ..., 1, the elements d before each lane (d after when
 /// Reverse) in the lanes whose position is at least d: straight-line code with constant
@@ -872,7 +881,7 @@ TALLY_SIMD_TARGET void scan_short_sums_by_loads(const T* in, T* out, std::size_t
     const std::size_t i = Reverse ? vectors * W + j : first + j - 2 * w;  // element of the lane
     if (Reverse ? i >= total : first + j < 2 * w) continue;
     if (Reverse ? j < w : j >= w) outside_w[lane] = window_sum<T, Reverse>(in, i, n, w);
-    outside_2w[lane] = window_sum<T, Reverse>(in, i, n, 2 * w);
+    if (levels >= 2) outside_2w[lane] = window_sum<T, Reverse>(in, i, n, 2 * w);
   }
   reg at = V::load(static_cast<const A*>(positions));
   if constexpr (!Reverse) {
@@ -1008,10 +1017,10 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
     scan_lines_by_vectors<Op, T, false, V>(in, out, n, count, exclusive, stream);
 }
 
-/// 8-bit sums, where the target's byte_line_sums offers plus_above: packed lines of 3 to
-/// 15 elements, other than 4 and 8, take scan_short_sums_by_loads.
+/// 8-bit sums, where the target's byte_line_sums has the line window operations: packed
+/// lines of 3 to 15 elements, other than 4 and 8, take scan_short_sums_by_loads.
 template <class Op, class T>
-inline constexpr bool byte_sums_by_loads = has_plus_above<byte_line_sums> && is_sum<Op> && sizeof(T) == 1;
+inline constexpr bool byte_sums_by_loads = has_line_window_ops<byte_line_sums> && is_sum<Op> && sizeof(T) == 1;
 
 /// Packed lines by length: a copy (1), the by-vector scan (a vector or more), one line a
 /// vector (more than half a vector), group scans (lengths dividing a 128-bit half), whole

@@ -318,8 +318,8 @@ struct i8 {
 
 /// The vector of 8-bit sums (generic.hpp: line_vec_for).
 using byte_sums = i8;
-/// The vector of 8-bit packed line sums (generic.hpp: scan_short_lines; without plus_above
-/// they take the difference form).
+/// The vector of 8-bit packed line sums (generic.hpp: scan_short_lines; without the line
+/// window operations, plus_above and the lane shifts, they take the difference form).
 using byte_line_sums = i8;
 
 /// 4x4 blocks of 4-byte elements, transposed in registers (see avx512::transpose32).
