@@ -881,7 +881,7 @@ TALLY_SIMD_TARGET void scan_short_sums_by_loads(const T* in, T* out, std::size_t
     const std::size_t i = Reverse ? vectors * W + j : first + j - 2 * w;  // element of the lane
     if (Reverse ? i >= total : first + j < 2 * w) continue;
     if (Reverse ? j < w : j >= w) outside_w[lane] = window_sum<T, Reverse>(in, i, n, w);
-    if (levels >= 2) outside_2w[lane] = window_sum<T, Reverse>(in, i, n, 2 * w);
+    if constexpr (levels >= 2) outside_2w[lane] = window_sum<T, Reverse>(in, i, n, 2 * w);
   }
   reg at = V::load(static_cast<const A*>(positions));
   if constexpr (!Reverse) {
