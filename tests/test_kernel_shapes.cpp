@@ -150,14 +150,37 @@ void for_exact_types(F&& f) {
   f(tally_test::type_tag<std::int64_t>{});
 }
 
+// Each target's vectors offer the operations that choose a kernel, as the traits (one set
+// per target namespace) find them. A trait that missed one (a wrong spelling is silently
+// false) would fall back to another correct form, which no result below could show.
 #if TALLY_X86_SIMD
-// 8-bit sums of short lines take the shifted-load form where a trait finds the vector's
-// line window operations. A trait that missed them would fall back to another correct
-// form, which no result below could show.
-static_assert(tally::detail::avx512::has_line_window_ops<tally::detail::avx512::byte_line_sums>,
-              "AVX-512 sums 8-bit short lines from shifted loads");
-static_assert(tally::detail::avx2::has_line_window_ops<tally::detail::avx2::byte_line_sums>,
-              "AVX2 sums 8-bit short lines from shifted loads");
+namespace avx512_traits {
+using namespace tally::detail::avx512;
+static_assert(has_lane_ops<f32> && has_select<f32> && has_window<f32> && has_nan_to<f32> && has_magnitude_tests<f32>);
+static_assert(has_lane_ops<f64> && has_select<f64> && has_window<f64> && has_nan_to<f64> && has_magnitude_tests<f64>);
+static_assert(has_lane_ops<i32> && has_select<i32> && has_window<i32>);
+static_assert(has_lane_ops<i64> && has_select<i64> && has_window<i64>);
+static_assert(has_lane_ops<i16> && has_select<i16> && has_window<i16>);
+static_assert(has_line_window_ops<byte_line_sums>, "8-bit short lines from shifted loads");
+}  // namespace avx512_traits
+namespace avx2_traits {
+using namespace tally::detail::avx2;
+static_assert(has_lane_ops<f32> && has_select<f32> && has_window<f32> && has_nan_to<f32> && has_magnitude_tests<f32>);
+static_assert(has_lane_ops<f64> && has_select<f64> && has_window<f64> && has_nan_to<f64> && has_magnitude_tests<f64>);
+static_assert(has_lane_ops<i32> && has_select<i32> && has_window<i32>);
+static_assert(has_lane_ops<i64> && has_select<i64> && has_window<i64>);
+static_assert(has_lane_ops<i16> && has_select<i16> && has_window<i16>);
+static_assert(has_select<i8> && has_line_bases<i8>, "other 8-bit short lines from differences");
+static_assert(has_line_window_ops<byte_line_sums>, "8-bit short lines from shifted loads");
+}  // namespace avx2_traits
+#endif
+#if TALLY_ARM_NEON
+namespace neon_traits {
+using namespace tally::detail::neon;
+static_assert(has_select<f32> && has_nan_to<f32> && has_select<f64> && has_nan_to<f64>);
+static_assert(has_select<i64> && has_line_bases<i32> && has_line_bases<i16> && has_line_bases<i8>,
+              "short integer lines from differences");
+}  // namespace neon_traits
 #endif
 
 TEST_CASE("shapes: short lines packed one after the other, every length to 70, then to and past 256", "[shapes]") {

@@ -62,7 +62,10 @@ class tensor_view {
       if (!data) throw error(status(status_code::null_pointer, "tensor_view: the 0-d tensor's data is null"));
       return;
     }
-    const detail::checked_u64 count = layout_.checked_count(), span = layout_.required_span();
+    // A packed layout spans exactly its elements (the sum of (extent - 1) * stride
+    // telescopes to the product of the extents), so only a strided one sums its span: the
+    // second pass over the dimensions took 4 ns of a 16-float cumsum's 28.
+    const detail::checked_u64 count = layout_.checked_count(), span = strides ? layout_.required_span() : count;
     const std::uint64_t limit = static_cast<std::uint64_t>(PTRDIFF_MAX) / sizeof(T);
     if (count.overflow || span.overflow || count.value > limit || span.value > limit)
       throw error(status(status_code::size_overflow, "tensor_view: the sizes and strides overflow 64-bit offsets"));

@@ -785,7 +785,8 @@ TALLY_SIMD_TARGET void scan_short_sums_by_difference(const T* in, T* out, std::s
 }
 
 /// A value of V's register type for the traits' unevaluated calls (std::declval<reg>
-/// would make the vector type a template argument, whose attributes GCC warns it drops).
+/// would make the vector type a template argument, whose attributes GCC warns it drops;
+/// for the same reason the traits take the sizeof of a call, not its vector type).
 template <class V>
 typename V::reg some_reg() noexcept;
 

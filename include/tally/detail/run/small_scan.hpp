@@ -83,9 +83,11 @@ bool small_scan(const T* in, T* out, const small_shape& s) noexcept {
 /// pass over the dimensions, so a small call skips the general validation too (every rule
 /// it enforces holds for packed, equal-shaped, same-or-disjoint views with a valid axis
 /// and direction, no include_initial and a valid accuracy). False for anything else.
+/// Inlined, so that the shape stays in registers: returned through memory, it cost an
+/// 8x8 exact cumsum 3 to 5 ns of its 40.
 template <class T>
-bool small_shape_of(const tensor_view<const T>& in, const tensor_view<T>& out, int axis, const scan_options& options,
-                    small_shape& shape) noexcept {
+TALLY_ALWAYS_INLINE bool small_shape_of(const tensor_view<const T>& in, const tensor_view<T>& out, int axis,
+                                        const scan_options& options, small_shape& shape) noexcept {
   const std::size_t rank = in.rank();
   const auto signed_rank = static_cast<int>(rank);
   if (rank == 0 || rank != out.rank() || axis < -signed_rank || axis >= signed_rank) return false;
