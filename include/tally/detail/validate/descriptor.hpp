@@ -93,7 +93,7 @@ status check_descriptor(const Desc* desc, const char* op_name, std::uint32_t axi
                   "output.strides make distinct output elements share an address (a zero or "
                   "interleaving stride on a dimension of size > 1)");
   r.type = in.type;
-  r.rank = in.dimension_count;
+  r.set_rank(in.dimension_count);
   // Unsigned: with explicit strides (broadcast ones) the product of the sizes may wrap, but
   // it is only used for an operand without strides, whose buffer check bounds it.
   std::size_t packed = 1;

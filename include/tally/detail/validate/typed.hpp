@@ -71,7 +71,7 @@ inline status check_typed(const placed_layout& in, const placed_layout& out, int
     return status(status_code::overlapping_output,
                   "the output view has distinct elements at one address (a zero or interleaving stride)");
 
-  r.rank = rank;
+  r.set_rank(rank);
   for (std::size_t d = 0; d < rank; ++d) r.extents[d] = in.layout.extents[d];
   r.axis = static_cast<std::size_t>(axis_arg < 0 ? axis_arg + static_cast<int>(rank) : axis_arg);
   r.decreasing = options.direction == axis_direction::decreasing;
