@@ -1556,6 +1556,81 @@ TEST_CASE("every vocabulary operator gives the same bits on 1, 2 and 5 threads (
   }
 }
 
+/// The vocabulary's small path (packed calls within L1, detail::vocab::small_vocab_scan)
+/// against the general path (detail::vocab::scan, which that path skips) on the same
+/// views: the same bits in the values and the indices, for every shape, axis, direction
+/// and mode, in place too where the types allow it.
+template <class Op>
+void check_small_path_bits(const Op& op, rng_t& rng, bool with_index) {
+  using In = typename Op::in_type;
+  using Out = typename Op::out_type;
+  constexpr bool one_type = std::is_same_v<In, Out>;
+  for (const auto& extents : std::vector<std::vector<std::size_t>>{
+           {2}, {16}, {37}, {300}, {8, 8}, {20, 8}, {6, 24}, {3, 1, 7}, {5, 3, 40}, {4, 9, 2, 5}})
+    for (std::size_t axis = 0; axis < extents.size(); ++axis)
+      for (int variant = 0; variant < 6; ++variant) {
+        const bool decreasing = variant % 2 == 1, exclusive = variant / 2 == 1, in_place = variant / 2 == 2;
+        if ((exclusive && !Op::has_identity) || (in_place && !one_type)) continue;
+        const std::size_t rank = extents.size();
+        std::size_t count = 1;
+        for (std::size_t e : extents) count *= e;
+        std::vector<In> in(count);
+        std::vector<Out> small(count), general(count);
+        for (In& x : in) x = random_value<In>(rng, true);
+        if constexpr (one_type)
+          if (in_place) small = general = in;
+        std::vector<std::int64_t> small_index(count, -7), general_index(count, -7);
+        const scan_options o(decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing,
+                             exclusive);
+        const int a = static_cast<int>(axis);
+        const auto view = [&](std::vector<Out>& v) { return tensor_view<Out>(v.data(), rank, extents.data()); };
+        const auto input = [&](std::vector<Out>& out) {
+          if constexpr (one_type)
+            if (in_place) return tensor_view<const In>(out.data(), rank, extents.data());
+          return tensor_view<const In>(in.data(), rank, extents.data());
+        };
+        const auto index_view = [&](std::vector<std::int64_t>& v) {
+          return with_index ? tensor_view<std::int64_t>(v.data(), rank, extents.data()) : tensor_view<std::int64_t>();
+        };
+        tally::detail::vocab::call(op, "small", input(small), view(small), index_view(small_index), {}, a, o);
+        const auto layout_of = [&](const auto& v) { return tally::detail::vocab::layout_of(v); };
+        const tensor_view<const In> general_in = input(general);
+        const tensor_view<Out> general_out = view(general);
+        const tensor_view<std::int64_t> general_indices = index_view(general_index);
+        tally::detail::vocab::scan<Op>(op, {Op::has_identity, "general"}, general_in.data(), layout_of(general_in),
+                                       general_out.data(), layout_of(general_out), general_indices.data(),
+                                       layout_of(general_indices), nullptr, tally::detail::strided_layout{}, a, o);
+        INFO("rank " << rank << " axis " << axis << " variant " << variant);
+        CHECK(std::memcmp(small.data(), general.data(), count * sizeof(Out)) == 0);
+        CHECK(small_index == general_index);
+      }
+}
+
+TEST_CASE("the vocabulary's small calls give the general path's bits (values and indices)") {
+  namespace d = tally::detail;
+  rng_t rng(0x5a11);
+  check_small_path_bits(d::extremum_op<float, true, true>{}, rng, true);
+  check_small_path_bits(d::extremum_op<float, false, true>{}, rng, true);
+  check_small_path_bits(d::extremum_op<float, true, false>{}, rng, false);
+  check_small_path_bits(d::extremum_op<std::int32_t, false, false>{}, rng, false);
+  check_small_path_bits(d::extremum_op<double, true, true>{}, rng, true);
+  check_small_path_bits(d::logcumsumexp_op<float, true>{}, rng, false);
+  check_small_path_bits(d::logcumsumexp_op<float>{}, rng, false);
+  check_small_path_bits(d::logcumsumexp_op<double>{}, rng, false);
+  check_small_path_bits(d::nan_sum<float, float>{}, rng, false);
+  check_small_path_bits(d::nan_sum<float, double>{}, rng, false);
+  check_small_path_bits(d::nan_product<double, double>{}, rng, false);
+  check_small_path_bits(d::exact_op<d::sum_op, float, true>{}, rng, false);
+  check_small_path_bits(d::widening_sum<std::int32_t, std::int64_t>{}, rng, false);
+  check_small_path_bits(d::widening_sum<std::int8_t, std::int64_t>{}, rng, false);
+  check_small_path_bits(d::widening_sum<float, double>{}, rng, false);
+  check_small_path_bits(d::widening_sum<tally::half, float>{}, rng, false);
+  check_small_path_bits(d::widening_product<std::int16_t, std::int64_t>{}, rng, false);
+  check_small_path_bits(d::widening_sum<std::complex<float>, std::complex<float>>{}, rng, false);
+  const auto halve_and_add = [](float p, float q) { return p * 0.5f + q; };
+  check_small_path_bits(d::user_op<float, decltype(halve_and_add)>{halve_and_add, 0.0f}, rng, false);
+}
+
 // ---------------------------------------------------------------------------------------
 // Refusals: a code, a message naming the argument, nothing written
 

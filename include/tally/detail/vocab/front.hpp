@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "../../view.hpp"
+#include "../run/small_scan.hpp"
 #include "engine.hpp"
 
 TALLY_BEGIN_NAMESPACE
@@ -52,6 +53,64 @@ std::size_t check_initial_output(const tensor_view<In>& in, const tensor_view<Ou
   return a;
 }
 
+/// Whether `index` is packed with the input's extents and shares no byte with the `count`
+/// elements of `in` or `out`: then the small path writes it as the general path would.
+template <class In, class Out>
+bool is_small_index(const tensor_view<std::int64_t>& index, const tensor_view<const In>& in, const Out* out,
+                    std::size_t count) noexcept {
+  const std::size_t rank = in.rank();
+  if (index.rank() != rank || !is_packed(rank, index.extents(), index.strides())) return false;
+  for (std::size_t d = 0; d < rank; ++d)
+    if (index.extent(d) != in.extent(d)) return false;
+  const auto at = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+  const std::uintptr_t first = at(index.data()), last = first + count * sizeof(std::int64_t);
+  const auto apart = [&](const void* p, std::size_t bytes) { return last <= at(p) || at(p) + bytes <= first; };
+  return apart(in.data(), count * sizeof(In)) && apart(out, count * sizeof(Out));
+}
+
+/// The small path of the vocabulary (16 floats through cummax: 169 -> 35 ns): packed input
+/// and output (and packed indices, if any) that fit in L1 (small_shape_of), with no resets
+/// or carries. It builds the layout that check() would (the outer dimensions before and
+/// after the axis, which merge_outer_dims cannot merge as the axis is at least 2 long) and
+/// runs it, so the bits are the general path's, without its checks, six placed layouts and
+/// staging. False, having done nothing, for anything else.
+template <class Op>
+bool small_vocab_scan(const Op& op, const tensor_view<const typename Op::in_type>& in,
+                      const tensor_view<typename Op::out_type>& out, const tensor_view<std::int64_t>& index, int axis,
+                      const scan_options& options) {
+  if (options.exclusive && !Op::has_identity) return false;
+  small_shape s;
+  if (!small_shape_of(in, out, axis, options, s) || s.length < 2) return false;
+  const bool has_index = index.rank() != 0;
+  if (has_index && !is_small_index(index, in, out.data(), s.count())) return false;
+  layout l;  // (its extents and strides uninitialized: the entries read are written below)
+  l.length = s.length;
+  l.decreasing = s.decreasing;
+  l.exclusive = s.exclusive;
+  l.has_index = has_index;
+  l.in_place = static_cast<const void*>(in.data()) == static_cast<const void*>(out.data());  // (one type: see above)
+  const int slots = has_index ? 3 : 2;  // in_slot, out_slot, index_slot
+  const auto row = static_cast<std::ptrdiff_t>(s.after);
+  const std::size_t outer[2] = {s.before, s.after};
+  const std::ptrdiff_t step[2] = {static_cast<std::ptrdiff_t>(s.length) * row, 1};
+  for (int slot = 0; slot < slots; ++slot) {
+    l.axis[slot] = s.decreasing ? -row : row;
+    if (s.decreasing) l.offset[slot] = static_cast<std::ptrdiff_t>(s.length - 1) * row;
+  }
+  for (int d = 0; d < 2; ++d)
+    if (outer[d] > 1) {
+      l.extents[l.outer_rank] = outer[d];
+      for (int slot = 0; slot < slot_count; ++slot) l.strides[slot][l.outer_rank] = slot < slots ? step[d] : 0;
+      ++l.outer_rank;
+    }
+  pointers<Op> p{in.data(), out.data(), has_index ? index.data() : nullptr};
+  if (l.outer_rank == 0)
+    scan_line(op, l, moved(p, l.offset));
+  else
+    run(op, l, p, executor::from(options));
+  return true;
+}
+
 /// Runs `op` on views; `index`, `resets` and the carries may be absent (default-constructed
 /// views).
 template <class Op>
@@ -60,6 +119,9 @@ void call(const Op& op, const char* name, tensor_view<const typename Op::in_type
           tensor_view<const std::uint8_t> resets, int axis, const scan_options& options,
           tensor_view<const typename Op::state_type> carry_in = {},
           tensor_view<typename Op::state_type> carry_out = {}) {
+  if (resets.rank() == 0 && !resets.data() && carry_in.rank() == 0 && !carry_in.data() && carry_out.rank() == 0 &&
+      !carry_out.data() && small_vocab_scan(op, in, out, index, axis, options))
+    return;
   if (is_0d_scan(in, out, options.include_initial)) {
     in = as_scannable(in);
     out = as_scannable(out);
