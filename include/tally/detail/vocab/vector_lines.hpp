@@ -166,12 +166,17 @@ TALLY_TARGET_AVX2 inline float extremum_line_avx2(const float* in, float* out, s
     stream ? _mm256_stream_ps(out + k, x) : _mm256_storeu_ps(out + k, x);
     run = _mm256_permutevar8x32_ps(x, last);
   }
-  running = _mm256_cvtss_f32(run);
-  for (; k < n; ++k) {
-    running = op.combine(running, in[k], 0);
-    out[k] = running;
+  if (k < n) {  // the last 1 to 7 elements as one vector, the identity past the end (it wins no lane)
+    const auto left = static_cast<std::int32_t>(n - k);
+    const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(left), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256 identity = _mm256_set1_ps(Max ? -std::numeric_limits<float>::infinity()
+                                               : std::numeric_limits<float>::infinity());
+    __m256 x = _mm256_blendv_ps(identity, _mm256_maskload_ps(in + k, valid), _mm256_castsi256_ps(valid));
+    x = keep_extremum<Max>(run, extremum_prefix<Max, true>(x));
+    _mm256_maskstore_ps(out + k, valid, x);
+    run = _mm256_permutevar8x32_ps(x, _mm256_set1_epi32(left - 1));
   }
-  return running;
+  return _mm256_cvtss_f32(run);
 }
 
 /// With indices, n (< 2^31) contiguous floats from `in` to `out` and their positions to
