@@ -10,7 +10,9 @@
 //                        (also decreasing: a1d, a0d), and narrow [N/w, w] along axis 0;
 //                        tally, memcpy, plain loop
 //   small:<type>:n=<n> / :8x8:a1
-//                        one small call, ns per call: both layers beside the plain loop
+//                        one small call, ns per call: both layers beside the plain loop;
+//                        for n, also cummax (with and without indices), cumsum into
+//                        double and logcumsumexp
 //
 // Names are "<case>/<implementation>" (for example "B1/tally", "B1@aligned/memcpy",
 // "sweep:f32:a1:L=4K/plain"); Google Benchmark appends "/real_time". benchmarks/report.py
@@ -579,6 +581,9 @@ std::string current_case;
 struct row_options {
   bool check = true;                                   ///< compare with the reference before timing
   benchmark::TimeUnit unit = benchmark::kMillisecond;  ///< the console's unit (the JSON says which)
+  /// The check of a row that is no cumsum or cumprod (input, output): empty if right, else
+  /// what is wrong. Without it, the case's sum or product reference.
+  std::function<std::string(const void*, const void*)> verify = {};
 };
 
 /// Registers "<case_id>/<impl>" timing fn on the case's buffers. Bytes processed are the
@@ -606,7 +611,9 @@ void add(const std::string& case_id, const std::string& impl, const shape& s, bo
       // implementation that skips elements cannot pass on the previous one's results.
       std::memset(static_cast<void*>(w.out), 0xff, n * sizeof(T));
       fn(static_cast<const T*>(w.in), w.out);  // warm-up: first touch and lazy initialisation stay out of the timing
-      w.verdicts[id] = opt.check ? check_against_reference(s, product, w.in, w.out) : std::string();
+      w.verdicts[id] = !opt.check  ? std::string()
+                       : opt.verify ? opt.verify(w.in, w.out)
+                                    : check_against_reference(s, product, w.in, w.out);
       // Once more after the check: the first call after the integer check's 64 MiB
       // reference was freed measured 30x slower on a virtual machine (2026-11-28), and
       // with --benchmark_min_time=0.1 that one call became the row's time.
@@ -708,6 +715,74 @@ struct prebuilt_desc {
   }
 };
 
+/// The vocabulary's small calls on the same n floats: cummax (values; with indices),
+/// cumsum into double and logcumsumexp, each checked against a sequential loop (exactly; logcumsumexp within 1e-5
+/// of the double formula).
+void add_small_vocabulary(const std::string& id, std::size_t n) {
+  const shape s{{n}, {}, 0};
+  const auto indices = std::make_shared<std::vector<std::int64_t>>(n);
+  const auto check_max = [n, indices](bool with_indices) {
+    return [n, indices, with_indices](const void* in_bytes, const void* out_bytes) -> std::string {
+      const auto* in = static_cast<const float*>(in_bytes);
+      const auto* out = static_cast<const float*>(out_bytes);
+      float best = in[0];
+      std::int64_t at = 0;
+      for (std::size_t k = 0; k < n; ++k) {
+        if (in[k] >= best) best = in[k], at = static_cast<std::int64_t>(k);
+        if (out[k] != best || (with_indices && (*indices)[k] != at))
+          return "cummax differs from a sequential loop at element " + std::to_string(k);
+      }
+      return {};
+    };
+  };
+  const row_options max_values{true, benchmark::kNanosecond, check_max(false)};
+  const row_options max_indices{true, benchmark::kNanosecond, check_max(true)};
+  add<float>(id, "cummax", s, false, buffer_kind::vector,
+             [n](const float* in, float* out) {
+               tally::cummax(tally::tensor_view<const float>(in, {n}), tally::tensor_view<float>(out, {n}), 0);
+             },
+             max_values);
+  add<float>(id, "cummax_indices", s, false, buffer_kind::vector,
+             [n, indices](const float* in, float* out) {
+               tally::cummax(tally::tensor_view<const float>(in, {n}), tally::tensor_view<float>(out, {n}),
+                             tally::tensor_view<std::int64_t>(indices->data(), {n}), 0);
+             },
+             max_indices);
+  const row_options lse{true, benchmark::kNanosecond, [n](const void* in_bytes, const void* out_bytes) -> std::string {
+                          const auto* in = static_cast<const float*>(in_bytes);
+                          const auto* out = static_cast<const float*>(out_bytes);
+                          double sum = 0;
+                          for (std::size_t k = 0; k < n; ++k) {
+                            sum += std::exp(static_cast<double>(in[k]));
+                            const double want = std::log(sum);
+                            if (!(std::fabs(out[k] - want) <= 1e-5 * std::max(1.0, std::fabs(want))))
+                              return "logcumsumexp is off at element " + std::to_string(k);
+                          }
+                          return {};
+                        }};
+  // cumsum into double (NumPy's dtype=): the fold in double, bitwise.
+  const auto wide = std::make_shared<std::vector<double>>(n);
+  const row_options wide_sum{true, benchmark::kNanosecond, [n, wide](const void* in_bytes, const void*) -> std::string {
+                               const auto* in = static_cast<const float*>(in_bytes);
+                               double sum = 0;
+                               for (std::size_t k = 0; k < n; ++k)
+                                 if ((*wide)[k] != (sum += in[k]))
+                                   return "cumsum into double differs from the fold at element " + std::to_string(k);
+                               return {};
+                             }};
+  add<float>(id, "cumsum_to_f64", s, false, buffer_kind::vector,
+             [n, wide](const float* in, float*) {
+               tally::cumsum(tally::tensor_view<const float>(in, {n}), tally::tensor_view<double>(wide->data(), {n}),
+                             0);
+             },
+             wide_sum);
+  add<float>(id, "logcumsumexp", s, false, buffer_kind::vector,
+             [n](const float* in, float* out) {
+               tally::logcumsumexp(tally::tensor_view<const float>(in, {n}), tally::tensor_view<float>(out, {n}), 0);
+             },
+             lse);
+}
+
 void register_small_calls() {
   const row_options ns{true, benchmark::kNanosecond};
   for (std::size_t n : {std::size_t{16}, std::size_t{256}, std::size_t{4096}}) {
@@ -724,6 +799,7 @@ void register_small_calls() {
                ns);
     add<float>(id, "plain", s, false, buffer_kind::vector,
                [n](const float* in, float* out) { plain_rows<float, false>(in, out, 1, n); }, ns);
+    add_small_vocabulary(id, n);
   }
   // 8x8 along axis 1 with threads = 2: far below any threading threshold.
   const shape s8{{8, 8}, {}, 1};
