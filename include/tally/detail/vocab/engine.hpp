@@ -110,6 +110,15 @@ inline void merge_outer_dims(layout& l) noexcept {
   }
 }
 
+/// Slot `s`'s step along the axis in scan order and its lines' first element, from its
+/// `n` elements `stride` apart along the axis: a decreasing scan starts from the last one
+/// and steps back.
+inline void place_axis(layout& l, int s, std::size_t n, std::ptrdiff_t stride) noexcept {
+  if (n <= 1) return;  // (no step: the axis entry stays 0)
+  l.axis[s] = l.decreasing ? -stride : stride;
+  if (l.decreasing) l.offset[s] = static_cast<std::ptrdiff_t>(n - 1) * stride;
+}
+
 /// The caller's operands, as placed layouts (rank 0: absent).
 struct operands {
   placed_layout in, out, index, resets, starts, ends;
@@ -214,16 +223,8 @@ inline status check(const operands& p, int axis_arg, const scan_options& options
   l.has_starts = present(p.starts);
   l.has_ends = present(p.ends);
   const placed_layout* views[slot_count] = {&p.in, &p.out, &p.index, &p.resets, &p.starts, &p.ends};
-  for (int s = 0; s < starts_slot; ++s) {  // (a carry has no axis)
-    const strided_layout& v = views[s]->layout;
-    if (v.rank == 0) continue;
-    const std::size_t n = v.extents[axis];
-    l.axis[s] = n > 1 ? v.strides[axis] : 0;
-    if (l.decreasing && n > 1) {
-      l.offset[s] = static_cast<std::ptrdiff_t>(n - 1) * l.axis[s];
-      l.axis[s] = -l.axis[s];
-    }
-  }
+  for (int s = 0; s < starts_slot; ++s)  // (a carry has no axis)
+    if (views[s]->layout.rank != 0) place_axis(l, s, views[s]->layout.extents[axis], views[s]->layout.strides[axis]);
   for (std::size_t d = 0; d < rank; ++d) {
     if (d == axis || p.in.layout.extents[d] == 1) continue;
     l.extents[l.outer_rank] = p.in.layout.extents[d];

@@ -19,6 +19,12 @@ inline std::size_t axis_index(std::size_t rank, int axis) noexcept {
   return static_cast<std::size_t>(axis < 0 ? axis + static_cast<long long>(rank) : axis);
 }
 
+/// Whether an optional view was given: a carry of a 1-D scan is a 0-d view with data.
+template <class T>
+bool present(const tensor_view<T>& v) noexcept {
+  return v.rank() != 0 || v.data() != nullptr;
+}
+
 template <class T>
 strided_layout layout_of(const tensor_view<T>& v) noexcept {
   return strided_layout::make(v.rank(), v.extents(), v.strides());
@@ -53,15 +59,16 @@ std::size_t check_initial_output(const tensor_view<In>& in, const tensor_view<Ou
   return a;
 }
 
-/// Whether `index` is packed with the input's extents and shares no byte with the `count`
-/// elements of `in` or `out`: then the small path writes it as the general path would.
+/// Whether `index` is packed like the (packed) input, with its extents, and shares no byte
+/// with the `count` elements of `in` or `out`: then the small path writes it as the general
+/// path would.
 template <class In, class Out>
 bool is_small_index(const tensor_view<std::int64_t>& index, const tensor_view<const In>& in, const Out* out,
                     std::size_t count) noexcept {
   const std::size_t rank = in.rank();
-  if (index.rank() != rank || !is_packed(rank, index.extents(), index.strides())) return false;
-  for (std::size_t d = 0; d < rank; ++d)
-    if (index.extent(d) != in.extent(d)) return false;
+  if (index.rank() != rank) return false;
+  for (std::size_t d = 0; d < rank; ++d)  // (the input is packed: small_shape_of)
+    if (index.extent(d) != in.extent(d) || (in.extent(d) != 1 && index.stride(d) != in.stride(d))) return false;
   const auto at = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
   const std::uintptr_t first = at(index.data()), last = first + count * sizeof(std::int64_t);
   const auto apart = [&](const void* p, std::size_t bytes) { return last <= at(p) || at(p) + bytes <= first; };
@@ -93,10 +100,7 @@ bool small_vocab_scan(const Op& op, const tensor_view<const typename Op::in_type
   const auto row = static_cast<std::ptrdiff_t>(s.after);
   const std::size_t outer[2] = {s.before, s.after};
   const std::ptrdiff_t step[2] = {static_cast<std::ptrdiff_t>(s.length) * row, 1};
-  for (int slot = 0; slot < slots; ++slot) {
-    l.axis[slot] = s.decreasing ? -row : row;
-    if (s.decreasing) l.offset[slot] = static_cast<std::ptrdiff_t>(s.length - 1) * row;
-  }
+  for (int slot = 0; slot < slots; ++slot) place_axis(l, slot, s.length, row);
   for (int d = 0; d < 2; ++d)
     if (outer[d] > 1) {
       l.extents[l.outer_rank] = outer[d];
@@ -119,9 +123,8 @@ void call(const Op& op, const char* name, tensor_view<const typename Op::in_type
           tensor_view<const std::uint8_t> resets, int axis, const scan_options& options,
           tensor_view<const typename Op::state_type> carry_in = {},
           tensor_view<typename Op::state_type> carry_out = {}) {
-  if (resets.rank() == 0 && !resets.data() && carry_in.rank() == 0 && !carry_in.data() && carry_out.rank() == 0 &&
-      !carry_out.data() && small_vocab_scan(op, in, out, index, axis, options))
-    return;
+  const bool plain = !present(resets) && !present(carry_in) && !present(carry_out);
+  if (plain && small_vocab_scan(op, in, out, index, axis, options)) return;
   if (is_0d_scan(in, out, options.include_initial)) {
     in = as_scannable(in);
     out = as_scannable(out);
