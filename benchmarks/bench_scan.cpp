@@ -32,6 +32,7 @@
 #include <cstring>
 #include <functional>
 #include <initializer_list>
+#include <limits>
 #include <map>
 #include <memory>
 #include <new>
@@ -44,6 +45,7 @@
 #include <tally/tally.hpp>
 
 #include "random_bits.hpp"
+#include "sequential_cummax.hpp"
 #if __has_include(<tally/simd.hpp>)
 #include <tally/simd.hpp>
 #define TALLY_BENCH_HAVE_SIMD_QUERY 1
@@ -716,23 +718,18 @@ struct prebuilt_desc {
 };
 
 /// The vocabulary's small calls on the same n floats: cummax (values; with indices),
-/// cumsum into double and logcumsumexp, each checked against a sequential loop (exactly; logcumsumexp within 1e-5
-/// of the double formula).
+/// cumsum into double and logcumsumexp, each checked against a sequential loop (exactly;
+/// logcumsumexp within 1e-5 of the double formula).
 void add_small_vocabulary(const std::string& id, std::size_t n) {
   const shape s{{n}, {}, 0};
-  const auto indices = std::make_shared<std::vector<std::int64_t>>(n);
+  // The side outputs start poisoned (-1, NaN) like the rows' own: a call that skips an
+  // element cannot pass.
+  const auto indices = std::make_shared<std::vector<std::int64_t>>(n, -1);
   const auto check_max = [n, indices](bool with_indices) {
-    return [n, indices, with_indices](const void* in_bytes, const void* out_bytes) -> std::string {
-      const auto* in = static_cast<const float*>(in_bytes);
-      const auto* out = static_cast<const float*>(out_bytes);
-      float best = in[0];
-      std::int64_t at = 0;
-      for (std::size_t k = 0; k < n; ++k) {
-        if (in[k] >= best) best = in[k], at = static_cast<std::int64_t>(k);
-        if (out[k] != best || (with_indices && (*indices)[k] != at))
-          return "cummax differs from a sequential loop at element " + std::to_string(k);
-      }
-      return {};
+    return [n, indices, with_indices](const void* in, const void* out) -> std::string {
+      const std::size_t k = cummax_mismatch(static_cast<const float*>(in), static_cast<const float*>(out),
+                                            with_indices ? indices->data() : nullptr, n);
+      return k == n ? std::string() : "cummax differs from a sequential loop at element " + std::to_string(k);
     };
   };
   const row_options max_values{true, benchmark::kNanosecond, check_max(false)};
@@ -761,7 +758,7 @@ void add_small_vocabulary(const std::string& id, std::size_t n) {
                           return {};
                         }};
   // cumsum into double (NumPy's dtype=): the fold in double, bitwise.
-  const auto wide = std::make_shared<std::vector<double>>(n);
+  const auto wide = std::make_shared<std::vector<double>>(n, std::numeric_limits<double>::quiet_NaN());
   const row_options wide_sum{true, benchmark::kNanosecond, [n, wide](const void* in_bytes, const void*) -> std::string {
                                const auto* in = static_cast<const float*>(in_bytes);
                                double sum = 0;

@@ -33,6 +33,8 @@
 
 #include <tally/tally.hpp>
 
+#include "sequential_cummax.hpp"
+
 #if TALLY_BENCH_HAVE_TORCH
 // ATen, not the whole of <torch/torch.h>: the rows call the CPU kernels directly, with no
 // autograd or module API in between (and the file compiles in seconds, not a minute).
@@ -266,12 +268,7 @@ void register_axis(int axis, bool aligned) {
   const auto check_max = [=](bool with_indices) {
     bool ok = true;
     for_lines(axis, [&](std::size_t s, std::size_t step) {
-      float best = x[s];
-      std::int64_t at = 0;
-      for (std::size_t k = 0; k < side; ++k) {
-        if (x[s + k * step] >= best) best = x[s + k * step], at = static_cast<std::int64_t>(k);
-        ok = ok && out.get()[s + k * step] == best && (!with_indices || index.get()[s + k * step] == at);
-      }
+      ok = ok && cummax_mismatch(x + s, out.get() + s, with_indices ? index.get() + s : nullptr, side, step) == side;
     });
     return ok;
   };
@@ -288,15 +285,8 @@ void register_axis(int axis, bool aligned) {
     const tally::tensor_view<std::int64_t> idx3(index.get(), {points, 3});
     const auto check_columns = [=](bool with_indices) {
       bool ok = true;
-      for (std::size_t j = 0; j < 3; ++j) {
-        float best = x[j];
-        std::int64_t at = 0;
-        for (std::size_t k = 0; k < points; ++k) {
-          const std::size_t e = k * 3 + j;
-          if (x[e] >= best) best = x[e], at = static_cast<std::int64_t>(k);
-          ok = ok && out.get()[e] == best && (!with_indices || index.get()[e] == at);
-        }
-      }
+      for (std::size_t j = 0; j < 3; ++j)
+        ok = ok && cummax_mismatch(x + j, out.get() + j, with_indices ? index.get() + j : nullptr, points, 3) == points;
       return ok;
     };
     add("V1w3" + a, aligned, points * 3 * 4, [=] { tally::cummax(in3, y3, 0); }, [=] { return check_columns(false); },
