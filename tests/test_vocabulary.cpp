@@ -884,14 +884,15 @@ TEST_CASE("cummax / cummin down narrow columns (a row per vector): packed, padde
   }
 }
 
-TEST_CASE("cummax / cummin with indices along contiguous lines (the line form): the sequential fold's values and indices") {
-  rng_t rng(38);
-  const std::size_t rows = 24, cols = 1030;
-  // Few distinct values (ties), signed zeros, a NaN in some lines only.
+/// cummax / cummin with indices of 24 lines of `cols` elements, against the sequential fold.
+void check_extremum_index_lines(rng_t& rng, std::size_t cols) {
+  const std::size_t rows = 24;
+  // Few distinct values (ties), signed zeros, a NaN in some lines only (in short lines, often
+  // in the tail).
   std::vector<float> x(rows * cols);
   for (std::size_t i = 0; i < x.size(); ++i) {
     const std::size_t line = i / cols;
-    x[i] = line % 3 == 0 && tally_test::one_in(rng, 300) ? std::numeric_limits<float>::quiet_NaN()
+    x[i] = line % 3 == 0 && tally_test::one_in(rng, cols > 64 ? 300 : 6) ? std::numeric_limits<float>::quiet_NaN()
            : tally_test::one_in(rng, 8)                  ? (tally_test::one_in(rng, 2) ? -0.0f : 0.0f)
                                                           : static_cast<float>(static_cast<int>(pick(rng, 9)) - 4) +
                                                                static_cast<float>(line % 2) * 0.25f;
@@ -904,8 +905,8 @@ TEST_CASE("cummax / cummin with indices along contiguous lines (the line form): 
         for (const std::size_t shift : {std::size_t{0}, std::size_t{1}, std::size_t{4}, std::size_t{7}})
           for (const std::size_t index_shift : {std::size_t{0}, std::size_t{1}}) {
             const bool down = direction == tally::axis_direction::decreasing;
-            INFO("max " << max << " decreasing " << down << " mirrored " << mirrored << " value shift " << shift
-                        << " index shift " << index_shift);
+            INFO("line " << cols << " max " << max << " decreasing " << down << " mirrored " << mirrored
+                         << " value shift " << shift << " index shift " << index_shift);
             std::fill(values.begin(), values.end(), 9.0f);
             std::fill(at.begin(), at.end(), -7);
             float* const y = values.data() + shift;
@@ -937,6 +938,12 @@ TEST_CASE("cummax / cummin with indices along contiguous lines (the line form): 
             CHECK(values[shift + rows * cols] == 9.0f);  // nothing written past the output
             CHECK(at[index_shift + rows * cols] == -7);
           }
+}
+
+TEST_CASE("cummax / cummin with indices along contiguous lines (the line form): the sequential fold's values and indices") {
+  rng_t rng(38);
+  // Lines whose last vector is whole or 1 to 7 elements (the masked tail) long, and long ones.
+  for (const std::size_t cols : {2, 4, 8, 9, 10, 12, 15, 16, 17, 23, 1030}) check_extremum_index_lines(rng, cols);
 }
 
 /// A value for the packed-lines test: for floats ties, signed zeros, and NaN of distinct

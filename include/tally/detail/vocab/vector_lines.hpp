@@ -179,70 +179,110 @@ TALLY_TARGET_AVX2 inline float extremum_line_avx2(const float* in, float* out, s
   return _mm256_cvtss_f32(run);
 }
 
-/// With indices, n (< 2^31) contiguous floats from `in` to `out` and their positions to
-/// `index` (position of element k: first + k, or first - k when Decreasing), the line's
-/// first element already written. A vector and the running value without NaN: the lanes
-/// whose element equals the inclusive prefix are those that took their element (a loser
-/// is strictly beaten by the value it lost to), so each lane's index is that of the last
-/// such lane at or below it (a prefix maximum of lane numbers), or the running one. A
-/// vector with a NaN goes one element at a time through the scalar combine. Plain stores:
-/// non-temporal ones of values and indices, three streams written 32 bytes at a time,
-/// measured slower (4096 x 4096 along lines: 15.1 ms against 11.4).
-template <bool Max, bool Decreasing>
-TALLY_TARGET_AVX2 inline void extremum_index_line_avx2(const float* in, float* out, std::int64_t* index, std::size_t n,
-                                                       std::int64_t first) {
-  const extremum_op<float, Max, true> op;
-  const auto position = [&](std::size_t k) {
-    return Decreasing ? first - static_cast<std::int64_t>(k) : first + static_cast<std::int64_t>(k);
-  };
-  typename extremum_op<float, Max, true>::state_type s{in[0], position(0)};
-  std::int32_t taken = 0;  // the element of the running value, counted from the line's start
-  const auto scalar_step = [&](std::size_t k) {
-    s = op.combine(s, in[k], position(k));
-    out[k] = s.value;
-    index[k] = s.index;
-    taken = static_cast<std::int32_t>(Decreasing ? first - s.index : s.index - first);
-  };
-  std::size_t k = 1;
+/// The line positions (counted from the line's start; the vector's first lane is element
+/// k) of the elements that 8 lanes' inclusive values `v` of `x` took, given no NaN in either:
+/// the lanes whose element equals its value are those that took it (a loser is strictly
+/// beaten by the value it lost to), so each lane's is that of the last such lane at or below
+/// it (a prefix maximum of lane numbers), or the running value's `run_at`.
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256i taken_positions(__m256 x, __m256 v, std::size_t k, __m256i run_at) {
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), none = _mm256_set1_epi32(-1);
-  const __m256i last = _mm256_set1_epi32(7);
-  const __m256i from = _mm256_set1_epi64x(first);
   const __m256i up1 = _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6), up2 = _mm256_setr_epi32(0, 0, 0, 1, 2, 3, 4, 5),
                 up4 = _mm256_setr_epi32(0, 0, 0, 0, 0, 1, 2, 3);
-  // The running value and its lane number in every lane: the loop-carried chain stays in
-  // registers (a max and a permute each).
-  __m256 run = _mm256_set1_ps(s.value);
-  __m256i run_at = _mm256_set1_epi32(taken);
-  for (; k + 8 <= n; k += 8) {
-    const __m256 x = _mm256_loadu_ps(in + k);
-    if (_mm256_movemask_ps(_mm256_cmp_ps(x, run, _CMP_UNORD_Q)) != 0) {  // a NaN in either
-      s = {_mm256_cvtss_f32(run), position(static_cast<std::size_t>(_mm256_cvtsi256_si32(run_at)))};
-      for (std::size_t j = k; j < k + 8; ++j) scalar_step(j);
-      run = _mm256_set1_ps(s.value);
-      run_at = _mm256_set1_epi32(taken);
-      continue;
+  __m256i at = _mm256_blendv_epi8(none, _mm256_add_epi32(_mm256_set1_epi32(static_cast<std::int32_t>(k)), lane),
+                                  _mm256_castps_si256(_mm256_cmp_ps(x, v, _CMP_EQ_OQ)));
+  at = _mm256_max_epi32(at, _mm256_blend_epi32(_mm256_permutevar8x32_epi32(at, up1), none, 0x01));
+  at = _mm256_max_epi32(at, _mm256_blend_epi32(_mm256_permutevar8x32_epi32(at, up2), none, 0x03));
+  at = _mm256_max_epi32(at, _mm256_blend_epi32(_mm256_permutevar8x32_epi32(at, up4), none, 0x0f));
+  return _mm256_max_epi32(at, run_at);
+}
+
+/// With indices, n (< 2^31) contiguous floats from `in` to `out` and their positions to
+/// `index` (position of element k: first + k, or first - k when Decreasing), the line's
+/// first element already written. Vectors without NaN, in them or in the running value, go
+/// through taken_positions; a vector with a NaN goes one element at a time through the
+/// scalar combine. The last 1 to 7 elements go as one masked vector, the identity past the
+/// end (it takes no stored lane: a lane's position comes from lanes at or below it).
+/// Plain stores: non-temporal ones of values and indices, three streams written 32 bytes
+/// at a time, measured slower (4096 x 4096 along lines: 15.1 ms against 11.4).
+/// (Members, not lambdas: GCC's lambdas do not take the function's target.)
+template <bool Max, bool Decreasing>
+struct extremum_index_line {
+  const float* in;
+  float* out;
+  std::int64_t* index;
+  std::int64_t first;
+  __m256i from;  // `first` in every 64-bit lane (a member: GCC did not hoist it out of the loop)
+  // The running value and its element (from the line's start) in every lane: the
+  // loop-carried chain stays in registers (a max and a permute each).
+  __m256 run;
+  __m256i run_at;
+
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void operator()(std::size_t n) {
+    std::size_t k = 1;
+    for (; k + 8 <= n; k += 8) {
+      const __m256 x = _mm256_loadu_ps(in + k);
+      has_nan(x) ? scalar_steps(k, k + 8) : vector_step<true>(k, x, _mm256_set1_epi32(-1));
     }
+    if (k == n) return;
+    const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<std::int32_t>(n - k)),
+                                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256 identity = _mm256_set1_ps(Max ? -std::numeric_limits<float>::infinity()
+                                               : std::numeric_limits<float>::infinity());
+    const __m256 x = _mm256_blendv_ps(identity, _mm256_maskload_ps(in + k, valid), _mm256_castsi256_ps(valid));
+    has_nan(x) ? scalar_steps(k, n) : vector_step<false>(k, x, valid, n - k);
+  }
+
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE std::int64_t position(std::size_t k) const {
+    return Decreasing ? first - static_cast<std::int64_t>(k) : first + static_cast<std::int64_t>(k);
+  }
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE bool has_nan(__m256 x) const {
+    return _mm256_movemask_ps(_mm256_cmp_ps(x, run, _CMP_UNORD_Q)) != 0;
+  }
+  /// Elements k to end through the scalar combine, from and back to the vector state.
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void scalar_steps(std::size_t k, std::size_t end) {
+    const extremum_op<float, Max, true> op;
+    typename extremum_op<float, Max, true>::state_type s{
+        _mm256_cvtss_f32(run), position(static_cast<std::size_t>(_mm256_cvtsi256_si32(run_at)))};
+    for (; k < end; ++k) {
+      s = op.combine(s, in[k], position(k));
+      out[k] = s.value;
+      index[k] = s.index;
+    }
+    run = _mm256_set1_ps(s.value);
+    run_at = _mm256_set1_epi32(static_cast<std::int32_t>(Decreasing ? first - s.index : s.index - first));
+  }
+  /// Elements k to k + 7 (the lanes `valid`, `count` of them, unless Whole) without NaN.
+  template <bool Whole>
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void vector_step(std::size_t k, __m256 x, __m256i valid,
+                                                         std::size_t count = 8) {
     const __m256 v = pick_extremum<Max>(run, extremum_prefix<Max, false>(x));
-    // Lane numbers of the lanes that took their element, -1 elsewhere; then their running maximum.
-    __m256i at = _mm256_blendv_epi8(none, _mm256_add_epi32(_mm256_set1_epi32(static_cast<std::int32_t>(k)), lane),
-                                    _mm256_castps_si256(_mm256_cmp_ps(x, v, _CMP_EQ_OQ)));
-    at = _mm256_max_epi32(at, _mm256_blend_epi32(_mm256_permutevar8x32_epi32(at, up1), none, 0x01));
-    at = _mm256_max_epi32(at, _mm256_blend_epi32(_mm256_permutevar8x32_epi32(at, up2), none, 0x03));
-    at = _mm256_max_epi32(at, _mm256_blend_epi32(_mm256_permutevar8x32_epi32(at, up4), none, 0x0f));
-    at = _mm256_max_epi32(at, run_at);
+    const __m256i at = taken_positions(x, v, k, run_at);
     const __m256i low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(at));
     const __m256i high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(at, 1));
     const __m256i i0 = Decreasing ? _mm256_sub_epi64(from, low) : _mm256_add_epi64(from, low);
     const __m256i i1 = Decreasing ? _mm256_sub_epi64(from, high) : _mm256_add_epi64(from, high);
-    _mm256_storeu_ps(out + k, v);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + k), i0);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + k + 4), i1);
+    if (Whole) {
+      _mm256_storeu_ps(out + k, v);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + k), i0);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + k + 4), i1);
+    } else {
+      _mm256_maskstore_ps(out + k, valid, v);
+      auto* const positions = reinterpret_cast<long long*>(index + k);
+      _mm256_maskstore_epi64(positions, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(valid)), i0);
+      if (count > 4)
+        _mm256_maskstore_epi64(positions + 4, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(valid, 1)), i1);
+    }
+    const __m256i last = _mm256_set1_epi32(7);
     run = _mm256_permutevar8x32_ps(v, last);
     run_at = _mm256_permutevar8x32_epi32(at, last);
   }
-  taken = _mm256_cvtsi256_si32(run_at);
-  s = {_mm256_cvtss_f32(run), position(static_cast<std::size_t>(taken))};
-  for (; k < n; ++k) scalar_step(k);
+};
+
+template <bool Max, bool Decreasing>
+TALLY_TARGET_AVX2 inline void extremum_index_line_avx2(const float* in, float* out, std::int64_t* index, std::size_t n,
+                                                       std::int64_t first) {
+  extremum_index_line<Max, Decreasing>{in, out, index, first, _mm256_set1_epi64x(first), _mm256_set1_ps(in[0]),
+                                       _mm256_setzero_si256()}(n);
 }
 
 TALLY_SIMD_WARNINGS_END
