@@ -99,16 +99,34 @@ TALLY_TARGET_AVX2 inline __m256 keep_extremum(__m256 earlier, __m256 later) {
   return _mm256_blendv_ps(pick, earlier, _mm256_cmp_ps(earlier, earlier, _CMP_UNORD_Q));
 }
 
-/// Lanes moved up by `Shift`, the identity (-inf for max, +inf for min) shifted in: it
-/// never wins against a later lane (ties and NaN go to the later operand).
+/// The operator's identity in 8 lanes, -inf for max and +inf for min: it never wins
+/// against a later operand (ties and NaN go to the later one).
+template <bool Max>
+TALLY_TARGET_AVX2 inline __m256 extremum_identity() {
+  return _mm256_set1_ps(Max ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity());
+}
+
+/// Lanes moved up by `Shift`, the identity shifted in.
 template <bool Max, int Shift>
 TALLY_TARGET_AVX2 inline __m256 shifted(__m256 v) {
   const __m256i index = Shift == 1   ? _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)
                         : Shift == 2 ? _mm256_setr_epi32(0, 0, 0, 1, 2, 3, 4, 5)
                                      : _mm256_setr_epi32(0, 0, 0, 0, 0, 1, 2, 3);
-  const __m256 identity = _mm256_set1_ps(Max ? -std::numeric_limits<float>::infinity()
-                                             : std::numeric_limits<float>::infinity());
-  return _mm256_blend_ps(_mm256_permutevar8x32_ps(v, index), identity, (1 << Shift) - 1);
+  return _mm256_blend_ps(_mm256_permutevar8x32_ps(v, index), extremum_identity<Max>(), (1 << Shift) - 1);
+}
+
+/// The last 1 to 7 elements of a line as one vector: `valid` holds its first `left`
+/// lanes, `x` their elements and the identity past them (it wins no lane and takes no
+/// stored one: a lane's value comes from lanes at or below it).
+struct masked_tail {
+  __m256i valid;
+  __m256 x;
+};
+template <bool Max>
+TALLY_TARGET_AVX2 inline masked_tail load_masked_tail(const float* in, std::size_t left) {
+  const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<std::int32_t>(left)),
+                                           _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  return {valid, _mm256_blendv_ps(extremum_identity<Max>(), _mm256_maskload_ps(in, valid), _mm256_castsi256_ps(valid))};
 }
 
 /// `earlier (op) later` for 8 lanes that hold no NaN: MAXPS / MINPS alone.
@@ -166,25 +184,22 @@ TALLY_TARGET_AVX2 inline float extremum_line_avx2(const float* in, float* out, s
     stream ? _mm256_stream_ps(out + k, x) : _mm256_storeu_ps(out + k, x);
     run = _mm256_permutevar8x32_ps(x, last);
   }
-  if (k < n) {  // the last 1 to 7 elements as one vector, the identity past the end (it wins no lane)
-    const auto left = static_cast<std::int32_t>(n - k);
-    const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(left), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    const __m256 identity = _mm256_set1_ps(Max ? -std::numeric_limits<float>::infinity()
-                                               : std::numeric_limits<float>::infinity());
-    __m256 x = _mm256_blendv_ps(identity, _mm256_maskload_ps(in + k, valid), _mm256_castsi256_ps(valid));
-    x = keep_extremum<Max>(run, extremum_prefix<Max, true>(x));
-    _mm256_maskstore_ps(out + k, valid, x);
-    run = _mm256_permutevar8x32_ps(x, _mm256_set1_epi32(left - 1));
+  if (k < n) {
+    const masked_tail tail = load_masked_tail<Max>(in + k, n - k);
+    const __m256 x = keep_extremum<Max>(run, extremum_prefix<Max, true>(tail.x));
+    _mm256_maskstore_ps(out + k, tail.valid, x);
+    run = _mm256_permutevar8x32_ps(x, _mm256_set1_epi32(static_cast<std::int32_t>(n - k - 1)));
   }
   return _mm256_cvtss_f32(run);
 }
 
-/// The line positions (counted from the line's start; the vector's first lane is element
-/// k) of the elements that 8 lanes' inclusive values `v` of `x` took, given no NaN in either:
-/// the lanes whose element equals its value are those that took it (a loser is strictly
-/// beaten by the value it lost to), so each lane's is that of the last such lane at or below
-/// it (a prefix maximum of lane numbers), or the running value's `run_at`.
-TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256i taken_positions(__m256 x, __m256 v, std::size_t k, __m256i run_at) {
+/// The element numbers (counted from the line's start; the vector's first lane is element
+/// k) of the elements that 8 lanes' inclusive values `v` of `x` took, given no NaN in
+/// either: the lanes whose element equals its value are those that took it (a loser is
+/// strictly beaten by the value it lost to), so each lane's is that of the last such lane at
+/// or below it (a prefix maximum of element numbers), or the running value's `run_element`.
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256i taken_elements(__m256 x, __m256 v, std::size_t k,
+                                                             __m256i run_element) {
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), none = _mm256_set1_epi32(-1);
   const __m256i up1 = _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6), up2 = _mm256_setr_epi32(0, 0, 0, 1, 2, 3, 4, 5),
                 up4 = _mm256_setr_epi32(0, 0, 0, 0, 0, 1, 2, 3);
@@ -193,15 +208,14 @@ TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256i taken_positions(__m256 x, __m256 v
   at = _mm256_max_epi32(at, _mm256_blend_epi32(_mm256_permutevar8x32_epi32(at, up1), none, 0x01));
   at = _mm256_max_epi32(at, _mm256_blend_epi32(_mm256_permutevar8x32_epi32(at, up2), none, 0x03));
   at = _mm256_max_epi32(at, _mm256_blend_epi32(_mm256_permutevar8x32_epi32(at, up4), none, 0x0f));
-  return _mm256_max_epi32(at, run_at);
+  return _mm256_max_epi32(at, run_element);
 }
 
-/// With indices, n (< 2^31) contiguous floats from `in` to `out` and their positions to
-/// `index` (position of element k: first + k, or first - k when Decreasing), the line's
+/// With indices, n (< 2^31) contiguous floats from `in` to `out` and their positions along
+/// the axis to `index` (element k's: first + k, or first - k when Decreasing), the line's
 /// first element already written. Vectors without NaN, in them or in the running value, go
-/// through taken_positions; a vector with a NaN goes one element at a time through the
-/// scalar combine. The last 1 to 7 elements go as one masked vector, the identity past the
-/// end (it takes no stored lane: a lane's position comes from lanes at or below it).
+/// through taken_elements; a vector with a NaN goes one element at a time through the
+/// scalar combine. The last 1 to 7 elements go as one masked vector (load_masked_tail).
 /// Plain stores: non-temporal ones of values and indices, three streams written 32 bytes
 /// at a time, measured slower (4096 x 4096 along lines: 15.1 ms against 11.4).
 /// (Members, not lambdas: GCC's lambdas do not take the function's target.)
@@ -211,29 +225,28 @@ struct extremum_index_line {
   float* out;
   std::int64_t* index;
   std::int64_t first;
-  __m256i from;  // `first` in every 64-bit lane (a member: GCC did not hoist it out of the loop)
-  // The running value and its element (from the line's start) in every lane: the
-  // loop-carried chain stays in registers (a max and a permute each).
+  __m256i first4;  // `first` in every 64-bit lane (a member: GCC did not hoist it out of the loop)
+  // The running value and its element number in every lane: the loop-carried chain stays
+  // in registers (a max and a permute each).
   __m256 run;
-  __m256i run_at;
+  __m256i run_element;
 
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void operator()(std::size_t n) {
     std::size_t k = 1;
     for (; k + 8 <= n; k += 8) {
       const __m256 x = _mm256_loadu_ps(in + k);
-      has_nan(x) ? scalar_steps(k, k + 8) : vector_step<true>(k, x, _mm256_set1_epi32(-1));
+      has_nan(x) ? scalar_steps(k, k + 8) : whole_step(k, x);
     }
     if (k == n) return;
-    const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<std::int32_t>(n - k)),
-                                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    const __m256 identity = _mm256_set1_ps(Max ? -std::numeric_limits<float>::infinity()
-                                               : std::numeric_limits<float>::infinity());
-    const __m256 x = _mm256_blendv_ps(identity, _mm256_maskload_ps(in + k, valid), _mm256_castsi256_ps(valid));
-    has_nan(x) ? scalar_steps(k, n) : vector_step<false>(k, x, valid, n - k);
+    const masked_tail tail = load_masked_tail<Max>(in + k, n - k);
+    has_nan(tail.x) ? scalar_steps(k, n) : tail_step(k, tail, n - k);
   }
 
-  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE std::int64_t position(std::size_t k) const {
-    return Decreasing ? first - static_cast<std::int64_t>(k) : first + static_cast<std::int64_t>(k);
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE std::int64_t position(std::size_t element) const {
+    return Decreasing ? first - static_cast<std::int64_t>(element) : first + static_cast<std::int64_t>(element);
+  }
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE std::int32_t element(std::int64_t position) const {
+    return static_cast<std::int32_t>(Decreasing ? first - position : position - first);
   }
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE bool has_nan(__m256 x) const {
     return _mm256_movemask_ps(_mm256_cmp_ps(x, run, _CMP_UNORD_Q)) != 0;
@@ -242,39 +255,48 @@ struct extremum_index_line {
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void scalar_steps(std::size_t k, std::size_t end) {
     const extremum_op<float, Max, true> op;
     typename extremum_op<float, Max, true>::state_type s{
-        _mm256_cvtss_f32(run), position(static_cast<std::size_t>(_mm256_cvtsi256_si32(run_at)))};
+        _mm256_cvtss_f32(run), position(static_cast<std::size_t>(_mm256_cvtsi256_si32(run_element)))};
     for (; k < end; ++k) {
       s = op.combine(s, in[k], position(k));
       out[k] = s.value;
       index[k] = s.index;
     }
     run = _mm256_set1_ps(s.value);
-    run_at = _mm256_set1_epi32(static_cast<std::int32_t>(Decreasing ? first - s.index : s.index - first));
+    run_element = _mm256_set1_epi32(element(s.index));
   }
-  /// Elements k to k + 7 (the lanes `valid`, `count` of them, unless Whole) without NaN.
-  template <bool Whole>
-  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void vector_step(std::size_t k, __m256 x, __m256i valid,
-                                                         std::size_t count = 8) {
+
+  /// The inclusive values of 8 lanes without NaN, their element numbers, and their
+  /// positions (lanes 0 to 3 in `low`, 4 to 7 in `high`).
+  struct step {
+    __m256 value;
+    __m256i element, low, high;
+  };
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE step vector_step(std::size_t k, __m256 x) const {
     const __m256 v = pick_extremum<Max>(run, extremum_prefix<Max, false>(x));
-    const __m256i at = taken_positions(x, v, k, run_at);
+    const __m256i at = taken_elements(x, v, k, run_element);
     const __m256i low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(at));
     const __m256i high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(at, 1));
-    const __m256i i0 = Decreasing ? _mm256_sub_epi64(from, low) : _mm256_add_epi64(from, low);
-    const __m256i i1 = Decreasing ? _mm256_sub_epi64(from, high) : _mm256_add_epi64(from, high);
-    if (Whole) {
-      _mm256_storeu_ps(out + k, v);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + k), i0);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + k + 4), i1);
-    } else {
-      _mm256_maskstore_ps(out + k, valid, v);
-      auto* const positions = reinterpret_cast<long long*>(index + k);
-      _mm256_maskstore_epi64(positions, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(valid)), i0);
-      if (count > 4)
-        _mm256_maskstore_epi64(positions + 4, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(valid, 1)), i1);
-    }
+    return {v, at, Decreasing ? _mm256_sub_epi64(first4, low) : _mm256_add_epi64(first4, low),
+            Decreasing ? _mm256_sub_epi64(first4, high) : _mm256_add_epi64(first4, high)};
+  }
+  /// Elements k to k + 7, carrying the running value on.
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void whole_step(std::size_t k, __m256 x) {
+    const step s = vector_step(k, x);
+    _mm256_storeu_ps(out + k, s.value);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + k), s.low);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + k + 4), s.high);
     const __m256i last = _mm256_set1_epi32(7);
-    run = _mm256_permutevar8x32_ps(v, last);
-    run_at = _mm256_permutevar8x32_epi32(at, last);
+    run = _mm256_permutevar8x32_ps(s.value, last);
+    run_element = _mm256_permutevar8x32_epi32(s.element, last);
+  }
+  /// The line's last `left` (1 to 7) elements, from k: stored through the tail's mask.
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void tail_step(std::size_t k, const masked_tail& tail, std::size_t left) const {
+    const step s = vector_step(k, tail.x);
+    _mm256_maskstore_ps(out + k, tail.valid, s.value);
+    auto* const positions = reinterpret_cast<long long*>(index + k);
+    _mm256_maskstore_epi64(positions, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(tail.valid)), s.low);
+    if (left > 4)
+      _mm256_maskstore_epi64(positions + 4, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(tail.valid, 1)), s.high);
   }
 };
 
