@@ -3,8 +3,9 @@
 // binary (the targets are ratios: 1.5x memcpy, 2x for logcumsumexp). Names are
 // "V<n><axis>[@aligned]/<implementation>", for example "V1a1/tally" and "V1a1/memcpy" (a1:
 // along the last axis, contiguous lines; a0: along the first axis, rows of running
-// values); V1w3 / V2w3 run cummax down 3 narrow columns of the same elements (V1w3ip in
-// place), V1l1 / V1l4 / V1l16 along packed lines of 1, 4 and 16 elements. Like the
+// values); V2d is V2 of doubles; V1w3 / V2w3 run cummax down 3 narrow columns of the same
+// elements (V1w3ip in place), V1l1 / V1l4 / V1l16 along packed lines of 1, 4 and 16
+// elements. Like the
 // case table's rows, every buffer (inputs, outputs, memcpy's) is a std::vector, what users
 // have (glibc places a large one 16 bytes past a 64-byte boundary); the "@aligned" rows
 // repeat each row on 64-byte aligned buffers.
@@ -241,6 +242,7 @@ void register_axis(int axis, bool aligned) {
   const tally::tensor_view<const float> in(d.x.get(), {side, side});
   const tally::tensor_view<const float> in_nan(d.x_nan.get(), {side, side});
   const tally::tensor_view<const std::uint8_t> resets(d.flags.get(), {side, side});
+  const tally::tensor_view<const double> in64(d.x64.get(), {side, side});
   const auto out = r.y;
   const auto wide = r.wide;
   const auto index = r.index;
@@ -248,6 +250,7 @@ void register_axis(int axis, bool aligned) {
   const tally::tensor_view<double> w(wide.get(), {side, side});
   const tally::tensor_view<std::int64_t> idx(index.get(), {side, side});
   const float* x = d.x.get();
+  const double* x64 = d.x64.get();
   const float* xn = d.x_nan.get();
   const std::uint8_t* f = d.flags.get();
 
@@ -276,6 +279,14 @@ void register_axis(int axis, bool aligned) {
       torch_peer(1, axis, aligned));
   add("V2" + a, aligned, count * 12, [=] { tally::cummax(in, y, idx, axis); }, [=] { return check_max(true); },
       torch_peer(2, axis, aligned));
+  // V2d: V2 of doubles.
+  add("V2d" + a, aligned, count * 16, [=] { tally::cummax(in64, w, idx, axis); }, [=] {
+    bool ok = true;
+    for_lines(axis, [&](std::size_t s, std::size_t step) {
+      ok = ok && cummax_mismatch(x64 + s, wide.get() + s, index.get() + s, side, step) == side;
+    });
+    return ok;
+  }, peer{});
   // V1w3 / V2w3: V1 and V2 down 3 narrow columns ([5592405, 3] along axis 0, the x, y, z of
   // points): rows shorter than a vector.
   if (axis == 0) {
@@ -429,7 +440,6 @@ void register_axis(int axis, bool aligned) {
     return ok;
   }, torch_peer(8, axis, aligned));
   // V9: cumsum float64, scan_accuracy::exact (a compensated double running value).
-  const tally::tensor_view<const double> in64(d.x64.get(), {side, side});
   add("V9" + a, aligned, count * 8, [=] { tally::cumsum(in64, w, axis, exact); }, [=] {
     bool ok = true;
     for_lines(axis, [&](std::size_t s, std::size_t step) {

@@ -80,6 +80,7 @@ VOCABULARY = [
     ("V0", "cumsum (the SIMD engine, for reference)", 1.5),
     ("V1", "cummax values", 1.5),
     ("V2", "cummax values + indices", 1.5),
+    ("V2d", "cummax values + indices, float64", 1.5),
     ("V1w3", "cummax values, [5592405, 3] (3 columns)", 1.5),
     ("V2w3", "cummax values + indices, [5592405, 3]", 1.5),
     ("V1w3ip", "cummax values, [5592405, 3] in place", 1.5),

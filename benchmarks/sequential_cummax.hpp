@@ -7,9 +7,10 @@
 /// Where a line of `n` cummax values (and positions, unless `index` is null), `step`
 /// elements apart like its input, first differs from the sequential fold of `in` (ties take
 /// the later element; the benchmarks' inputs hold no NaN): that element's position, or n.
-inline std::size_t cummax_mismatch(const float* in, const float* out, const std::int64_t* index, std::size_t n,
-                                   std::size_t step = 1) {
-  float best = in[0];
+template <class T>
+std::size_t cummax_mismatch(const T* in, const T* out, const std::int64_t* index, std::size_t n,
+                            std::size_t step = 1) {
+  T best = in[0];
   std::int64_t at = 0;
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t e = k * step;

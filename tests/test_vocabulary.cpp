@@ -884,20 +884,31 @@ TEST_CASE("cummax / cummin down narrow columns (a row per vector): packed, padde
   }
 }
 
-/// cummax / cummin with indices of 24 lines of `cols` elements, against the sequential fold.
+/// cummax / cummin with indices of 24 lines of `cols` elements of T, against the sequential fold.
+template <class T>
 void check_extremum_index_lines(rng_t& rng, std::size_t cols) {
   const std::size_t rows = 24;
-  // Few distinct values (ties), signed zeros, a NaN in some lines only (in short lines, often
-  // in the tail).
-  std::vector<float> x(rows * cols);
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const std::size_t line = i / cols;
-    x[i] = line % 3 == 0 && tally_test::one_in(rng, cols > 64 ? 300 : 6) ? std::numeric_limits<float>::quiet_NaN()
-           : tally_test::one_in(rng, 8)                  ? (tally_test::one_in(rng, 2) ? -0.0f : 0.0f)
-                                                          : static_cast<float>(static_cast<int>(pick(rng, 9)) - 4) +
-                                                               static_cast<float>(line % 2) * 0.25f;
+  // Few distinct values (ties) and signed zeros; every third line holds NaN: one as its last
+  // element or the third from last (in the masked tail when there is one), one in the
+  // middle, or several.
+  std::vector<T> x(rows * cols);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = tally_test::one_in(rng, 8) ? (tally_test::one_in(rng, 2) ? -T(0) : T(0))
+                                      : static_cast<T>(static_cast<int>(pick(rng, 9)) - 4) +
+                                            static_cast<T>(i / cols % 2) * T(0.25);
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  for (std::size_t line = 0; line < rows; line += 3) {
+    T* const l = x.data() + line * cols;
+    switch (line / 3 % 4) {
+      case 0: l[cols - 1] = nan; break;
+      case 1: l[cols - 1 - (std::min)(cols - 1, std::size_t{2})] = nan; break;
+      case 2: l[cols / 2] = nan; break;
+      default:
+        for (std::size_t k = 0; k < cols; ++k)
+          if (tally_test::one_in(rng, cols > 64 ? 300 : 6)) l[k] = nan;
+    }
   }
-  std::vector<float> values(x.size() + 64);
+  std::vector<T> values(x.size() + 64);
   std::vector<std::int64_t> at(x.size() + 64);
   for (const bool max : {true, false})
     for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing})
@@ -905,29 +916,29 @@ void check_extremum_index_lines(rng_t& rng, std::size_t cols) {
         for (const std::size_t shift : {std::size_t{0}, std::size_t{1}, std::size_t{4}, std::size_t{7}})
           for (const std::size_t index_shift : {std::size_t{0}, std::size_t{1}}) {
             const bool down = direction == tally::axis_direction::decreasing;
-            INFO("line " << cols << " max " << max << " decreasing " << down << " mirrored " << mirrored
+            INFO((sizeof(T) == 4 ? "float" : "double") << " line " << cols << " max " << max << " decreasing " << down << " mirrored " << mirrored
                          << " value shift " << shift << " index shift " << index_shift);
-            std::fill(values.begin(), values.end(), 9.0f);
+            std::fill(values.begin(), values.end(), T(9));
             std::fill(at.begin(), at.end(), -7);
-            float* const y = values.data() + shift;
+            T* const y = values.data() + shift;
             std::int64_t* const i = at.data() + index_shift;
             const std::ptrdiff_t step = mirrored ? -1 : 1, first = mirrored ? static_cast<std::ptrdiff_t>(cols) - 1 : 0;
             const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(cols);
-            const tensor_view<const float> in(x.data() + first, {rows, cols}, {row, step});
-            const tensor_view<float> v(y + first, {rows, cols}, {row, step});
+            const tensor_view<const T> in(x.data() + first, {rows, cols}, {row, step});
+            const tensor_view<T> v(y + first, {rows, cols}, {row, step});
             const tensor_view<std::int64_t> ix(i + first, {rows, cols}, {row, step});
             const scan_options o(direction);
-            max ? tally::cummax<float>(in, v, ix, 1, o) : tally::cummin<float>(in, v, ix, 1, o);
+            max ? tally::cummax<T>(in, v, ix, 1, o) : tally::cummin<T>(in, v, ix, 1, o);
             std::size_t bad = 0;
             for (std::size_t r = 0; r < rows; ++r) {
               const auto offset = [&](std::size_t k) {
                 return static_cast<std::ptrdiff_t>(r * cols) + first + step * static_cast<std::ptrdiff_t>(k);
               };
-              float m = 0;
+              T m = 0;
               std::int64_t best = 0;
               for (std::size_t s = 0; s < cols; ++s) {
                 const std::size_t k = down ? cols - 1 - s : s;  // the logical position
-                const float e = x[static_cast<std::size_t>(offset(k))];
+                const T e = x[static_cast<std::size_t>(offset(k))];
                 if (s == 0 || (!std::isnan(m) && (std::isnan(e) || (max ? e >= m : e <= m))))
                   m = e, best = static_cast<std::int64_t>(k);
                 const std::size_t o_at = static_cast<std::size_t>(offset(k));
@@ -935,15 +946,19 @@ void check_extremum_index_lines(rng_t& rng, std::size_t cols) {
               }
             }
             CHECK(bad == 0);
-            CHECK(values[shift + rows * cols] == 9.0f);  // nothing written past the output
+            CHECK(values[shift + rows * cols] == T(9));  // nothing written outside the outputs
             CHECK(at[index_shift + rows * cols] == -7);
+            CHECK((shift == 0 || values[shift - 1] == T(9)));
+            CHECK((index_shift == 0 || at[index_shift - 1] == -7));
           }
 }
 
 TEST_CASE("cummax / cummin with indices along contiguous lines (the line form): the sequential fold's values and indices") {
   rng_t rng(38);
-  // Lines whose last vector is whole or 1 to 7 elements (the masked tail) long, and long ones.
-  for (const std::size_t cols : {2, 4, 8, 9, 10, 12, 15, 16, 17, 23, 1030}) check_extremum_index_lines(rng, cols);
+  // Lines whose last vector is whole or 1 to 7 (float) or 1 to 3 (double) elements (the
+  // masked tail) long, and long ones; doubles take the vector form from 48 elements on.
+  for (const std::size_t cols : {2, 4, 8, 9, 10, 12, 15, 16, 17, 23, 1030}) check_extremum_index_lines<float>(rng, cols);
+  for (const std::size_t cols : {2, 47, 48, 49, 50, 51, 1030}) check_extremum_index_lines<double>(rng, cols);
 }
 
 /// A value for the packed-lines test: for floats ties, signed zeros, and NaN of distinct

@@ -99,11 +99,30 @@ TALLY_TARGET_AVX2 inline __m256 keep_extremum(__m256 earlier, __m256 later) {
   return _mm256_blendv_ps(pick, earlier, _mm256_cmp_ps(earlier, earlier, _CMP_UNORD_Q));
 }
 
-/// The operator's identity in 8 lanes, -inf for max and +inf for min: it never wins
+/// 32 bytes of float or double lanes. (A specialization, not std::conditional: GCC warns
+/// that a vector type as a template argument loses its attributes.)
+template <class T>
+struct ymm;
+template <>
+struct ymm<float> {
+  using type = __m256;
+};
+template <>
+struct ymm<double> {
+  using type = __m256d;
+};
+template <class T>
+using ymm_of = typename ymm<T>::type;
+
+/// x in every lane.
+TALLY_TARGET_AVX2 inline __m256 splat(float x) { return _mm256_set1_ps(x); }
+TALLY_TARGET_AVX2 inline __m256d splat(double x) { return _mm256_set1_pd(x); }
+
+/// The operator's identity in every lane, -inf for max and +inf for min: it never wins
 /// against a later operand (ties and NaN go to the later one).
-template <bool Max>
-TALLY_TARGET_AVX2 inline __m256 extremum_identity() {
-  return _mm256_set1_ps(Max ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity());
+template <bool Max, class T = float>
+TALLY_TARGET_AVX2 inline ymm_of<T> extremum_identity() {
+  return splat(Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity());
 }
 
 /// Lanes moved up by `Shift`, the identity shifted in.
@@ -115,18 +134,26 @@ TALLY_TARGET_AVX2 inline __m256 shifted(__m256 v) {
   return _mm256_blend_ps(_mm256_permutevar8x32_ps(v, index), extremum_identity<Max>(), (1 << Shift) - 1);
 }
 
-/// The last 1 to 7 elements of a line as one vector: `valid` holds its first `left`
-/// lanes, `x` their elements and the identity past them (it wins no lane and takes no
-/// stored one: a lane's value comes from lanes at or below it).
+/// The last elements of a line, fewer than a vector holds, as one vector: `valid` holds its
+/// first `left` lanes, `x` their elements and the identity past them (it wins no lane and
+/// takes no stored one: a lane's value comes from lanes at or below it).
+template <class T>
 struct masked_tail {
   __m256i valid;
-  __m256 x;
+  ymm_of<T> x;
 };
 template <bool Max>
-TALLY_TARGET_AVX2 inline masked_tail load_masked_tail(const float* in, std::size_t left) {
+TALLY_TARGET_AVX2 inline masked_tail<float> load_masked_tail(const float* in, std::size_t left) {
   const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<std::int32_t>(left)),
                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   return {valid, _mm256_blendv_ps(extremum_identity<Max>(), _mm256_maskload_ps(in, valid), _mm256_castsi256_ps(valid))};
+}
+template <bool Max>
+TALLY_TARGET_AVX2 inline masked_tail<double> load_masked_tail(const double* in, std::size_t left) {
+  const __m256i valid =
+      _mm256_cmpgt_epi64(_mm256_set1_epi64x(static_cast<long long>(left)), _mm256_setr_epi64x(0, 1, 2, 3));
+  return {valid, _mm256_blendv_pd(extremum_identity<Max, double>(), _mm256_maskload_pd(in, valid),
+                                  _mm256_castsi256_pd(valid))};
 }
 
 /// `earlier (op) later` for 8 lanes that hold no NaN: MAXPS / MINPS alone.
@@ -211,117 +238,194 @@ TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256i taken_elements(__m256 x, __m256 v,
   return _mm256_max_epi32(at, run_element);
 }
 
-/// With indices, n (< 2^31) contiguous floats from `in` to `out` and their positions along
-/// the axis to `index` (element k's: first + k, or first - k when Decreasing), the line's
-/// first element already written. Vectors without NaN, in them or in the running value, go
-/// through taken_elements; a vector with a NaN goes one element at a time through the
-/// scalar combine. The last 1 to 7 elements go as one masked vector (load_masked_tail).
+/// taken_elements for 4 double lanes, element numbers in 64-bit lanes. They lie in
+/// [-1, 2^31), so a 32-bit maximum of each half is their maximum: -1 is -1 in both halves,
+/// the others 0 in the upper one.
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256i taken_elements(__m256d x, __m256d v, std::size_t k,
+                                                             __m256i run_element) {
+  const __m256i none = _mm256_set1_epi64x(-1);
+  __m256i at = _mm256_blendv_epi8(none, _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(k)),
+                                                         _mm256_setr_epi64x(0, 1, 2, 3)),
+                                  _mm256_castpd_si256(_mm256_cmp_pd(x, v, _CMP_EQ_OQ)));
+  at = _mm256_max_epi32(at, _mm256_blend_epi32(_mm256_permute4x64_epi64(at, 0x90), none, 0x03));
+  at = _mm256_max_epi32(at, _mm256_blend_epi32(_mm256_permute4x64_epi64(at, 0x40), none, 0x0f));
+  return _mm256_max_epi32(at, run_element);
+}
+
+/// The inclusive prefix of the operator inside 4 double lanes without NaN (two shift steps,
+/// the identity shifted in; MAXPD / MINPD take the later operand on ties).
+template <bool Max>
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256d extremum_prefix_no_nan(__m256d x) {
+  const __m256d identity = extremum_identity<Max, double>();
+  const __m256d up1 = _mm256_blend_pd(_mm256_permute4x64_pd(x, 0x90), identity, 0x1);
+  x = Max ? _mm256_max_pd(up1, x) : _mm256_min_pd(up1, x);
+  const __m256d up2 = _mm256_blend_pd(_mm256_permute4x64_pd(x, 0x40), identity, 0x3);
+  return Max ? _mm256_max_pd(up2, x) : _mm256_min_pd(up2, x);
+}
+
+/// With indices, n (< 2^31) contiguous floats or doubles from `in` to `out` and their
+/// positions along the axis to `index` (element k's: first + k, or first - k when
+/// Decreasing), the line's first element already written. Vectors without NaN, in them or
+/// in the running value, go through taken_elements; a vector with a NaN goes one element at
+/// a time through the scalar combine. The last elements, fewer than a vector holds, go as
+/// one masked vector (load_masked_tail).
 /// Plain stores: non-temporal ones of values and indices, three streams written 32 bytes
-/// at a time, measured slower (4096 x 4096 along lines: 15.1 ms against 11.4).
+/// at a time, measured slower (4096 x 4096 floats along lines: 15.1 ms against 11.4).
 /// (Members, not lambdas: GCC's lambdas do not take the function's target.)
-template <bool Max, bool Decreasing>
+template <class T, bool Max, bool Decreasing>
 struct extremum_index_line {
-  const float* in;
-  float* out;
+  static constexpr bool is_float = std::is_same_v<T, float>;
+  static constexpr std::size_t width = 32 / sizeof(T);
+  using vector = ymm_of<T>;
+
+  const T* in;
+  T* out;
   std::int64_t* index;
   std::int64_t first;
   __m256i first4;  // `first` in every 64-bit lane (a member: GCC did not hoist it out of the loop)
-  // The running value and its element number in every lane: the loop-carried chain stays
-  // in registers (a max and a permute each).
-  __m256 run;
+  // The running value and its element number in every lane (32-bit lanes for float, 64-bit
+  // for double): the loop-carried chain stays in registers (a max and a permute each).
+  vector run;
   __m256i run_element;
 
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void operator()(std::size_t n) {
     std::size_t k = 1;
-    for (; k + 8 <= n; k += 8) {
-      const __m256 x = _mm256_loadu_ps(in + k);
-      has_nan(x) ? scalar_steps(k, k + 8) : whole_step(k, x);
+    for (; k + width <= n; k += width) {
+      const vector x = load(in + k);
+      has_nan(x) ? scalar_steps(k, k + width) : whole_step(k, x);
     }
     if (k == n) return;
-    const masked_tail tail = load_masked_tail<Max>(in + k, n - k);
+    const masked_tail<T> tail = load_masked_tail<Max>(in + k, n - k);
     has_nan(tail.x) ? scalar_steps(k, n) : tail_step(k, tail, n - k);
   }
 
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static vector load(const T* p) {
+    if constexpr (is_float)
+      return _mm256_loadu_ps(p);
+    else
+      return _mm256_loadu_pd(p);
+  }
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256i splat_element(std::int32_t element) {
+    return is_float ? _mm256_set1_epi32(element) : _mm256_set1_epi64x(element);
+  }
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE std::int64_t position(std::size_t element) const {
     return Decreasing ? first - static_cast<std::int64_t>(element) : first + static_cast<std::int64_t>(element);
   }
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE std::int32_t element(std::int64_t position) const {
     return static_cast<std::int32_t>(Decreasing ? first - position : position - first);
   }
-  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE bool has_nan(__m256 x) const {
-    return _mm256_movemask_ps(_mm256_cmp_ps(x, run, _CMP_UNORD_Q)) != 0;
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE bool has_nan(vector x) const {
+    if constexpr (is_float)
+      return _mm256_movemask_ps(_mm256_cmp_ps(x, run, _CMP_UNORD_Q)) != 0;
+    else
+      return _mm256_movemask_pd(_mm256_cmp_pd(x, run, _CMP_UNORD_Q)) != 0;
   }
   /// Elements k to end through the scalar combine, from and back to the vector state.
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void scalar_steps(std::size_t k, std::size_t end) {
-    const extremum_op<float, Max, true> op;
-    typename extremum_op<float, Max, true>::state_type s{
-        _mm256_cvtss_f32(run), position(static_cast<std::size_t>(_mm256_cvtsi256_si32(run_element)))};
+    const extremum_op<T, Max, true> op;
+    T value;
+    if constexpr (is_float)
+      value = _mm256_cvtss_f32(run);
+    else
+      value = _mm256_cvtsd_f64(run);
+    typename extremum_op<T, Max, true>::state_type s{
+        value, position(static_cast<std::size_t>(_mm256_cvtsi256_si32(run_element)))};
     for (; k < end; ++k) {
       s = op.combine(s, in[k], position(k));
       out[k] = s.value;
       index[k] = s.index;
     }
-    run = _mm256_set1_ps(s.value);
-    run_element = _mm256_set1_epi32(element(s.index));
+    run = splat(s.value);
+    run_element = splat_element(element(s.index));
   }
 
-  /// The inclusive values of 8 lanes without NaN, their element numbers, and their
-  /// positions (lanes 0 to 3 in `low`, 4 to 7 in `high`).
+  /// The inclusive values of a vector without NaN, their element numbers, and their
+  /// positions (for float lanes 0 to 3 in `low`, 4 to 7 in `high`; for double all in `low`).
   struct step {
-    __m256 value;
+    vector value;
     __m256i element, low, high;
   };
-  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE step vector_step(std::size_t k, __m256 x) const {
-    const __m256 v = pick_extremum<Max>(run, extremum_prefix<Max, false>(x));
-    const __m256i at = taken_elements(x, v, k, run_element);
-    const __m256i low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(at));
-    const __m256i high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(at, 1));
-    return {v, at, Decreasing ? _mm256_sub_epi64(first4, low) : _mm256_add_epi64(first4, low),
-            Decreasing ? _mm256_sub_epi64(first4, high) : _mm256_add_epi64(first4, high)};
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256i positions(__m256i elements) const {
+    return Decreasing ? _mm256_sub_epi64(first4, elements) : _mm256_add_epi64(first4, elements);
   }
-  /// Elements k to k + 7, carrying the running value on.
-  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void whole_step(std::size_t k, __m256 x) {
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE step vector_step(std::size_t k, vector x) const {
+    if constexpr (is_float) {
+      const __m256 v = pick_extremum<Max>(run, extremum_prefix<Max, false>(x));
+      const __m256i at = taken_elements(x, v, k, run_element);
+      return {v, at, positions(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(at))),
+              positions(_mm256_cvtepi32_epi64(_mm256_extracti128_si256(at, 1)))};
+    } else {
+      const __m256d prefix = extremum_prefix_no_nan<Max>(x);
+      const __m256d v = Max ? _mm256_max_pd(run, prefix) : _mm256_min_pd(run, prefix);
+      const __m256i at = taken_elements(x, v, k, run_element);
+      return {v, at, positions(at), at};
+    }
+  }
+  /// The next whole vector from k, carrying the running value on.
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void whole_step(std::size_t k, vector x) {
     const step s = vector_step(k, x);
-    _mm256_storeu_ps(out + k, s.value);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + k), s.low);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + k + 4), s.high);
-    const __m256i last = _mm256_set1_epi32(7);
-    run = _mm256_permutevar8x32_ps(s.value, last);
-    run_element = _mm256_permutevar8x32_epi32(s.element, last);
+    auto* const at = reinterpret_cast<__m256i*>(index + k);
+    _mm256_storeu_si256(at, s.low);
+    if constexpr (is_float) {
+      _mm256_storeu_ps(out + k, s.value);
+      _mm256_storeu_si256(at + 1, s.high);
+      const __m256i last = _mm256_set1_epi32(7);
+      run = _mm256_permutevar8x32_ps(s.value, last);
+      run_element = _mm256_permutevar8x32_epi32(s.element, last);
+    } else {
+      _mm256_storeu_pd(out + k, s.value);
+      run = _mm256_permute4x64_pd(s.value, 0xff);
+      run_element = _mm256_permute4x64_epi64(s.element, 0xff);
+    }
   }
-  /// The line's last `left` (1 to 7) elements, from k: stored through the tail's mask.
-  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void tail_step(std::size_t k, const masked_tail& tail, std::size_t left) const {
+  /// The line's last `left` elements (fewer than a vector holds), from k: stored through
+  /// the tail's mask.
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void tail_step(std::size_t k, const masked_tail<T>& tail,
+                                                       std::size_t left) const {
     const step s = vector_step(k, tail.x);
-    _mm256_maskstore_ps(out + k, tail.valid, s.value);
     auto* const positions = reinterpret_cast<long long*>(index + k);
-    _mm256_maskstore_epi64(positions, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(tail.valid)), s.low);
-    if (left > 4)
-      _mm256_maskstore_epi64(positions + 4, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(tail.valid, 1)), s.high);
+    if constexpr (is_float) {
+      _mm256_maskstore_ps(out + k, tail.valid, s.value);
+      _mm256_maskstore_epi64(positions, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(tail.valid)), s.low);
+      if (left > 4)
+        _mm256_maskstore_epi64(positions + 4, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(tail.valid, 1)),
+                               s.high);
+    } else {
+      _mm256_maskstore_pd(out + k, tail.valid, s.value);
+      _mm256_maskstore_epi64(positions, tail.valid, s.low);
+      (void)left;
+    }
   }
 };
 
-template <bool Max, bool Decreasing>
-TALLY_TARGET_AVX2 inline void extremum_index_line_avx2(const float* in, float* out, std::int64_t* index, std::size_t n,
+template <class T, bool Max, bool Decreasing>
+TALLY_TARGET_AVX2 inline void extremum_index_line_avx2(const T* in, T* out, std::int64_t* index, std::size_t n,
                                                        std::int64_t first) {
-  extremum_index_line<Max, Decreasing>{in, out, index, first, _mm256_set1_epi64x(first), _mm256_set1_ps(in[0]),
-                                       _mm256_setzero_si256()}(n);
+  using line = extremum_index_line<T, Max, Decreasing>;
+  line{in, out, index, first, _mm256_set1_epi64x(first), splat(in[0]), line::splat_element(0)}(n);
 }
 
 TALLY_SIMD_WARNINGS_END
 
-template <bool Max>
-struct vector_line<extremum_op<float, Max, true>> {
+/// cummax / cummin with indices of float and double.
+template <class T, bool Max>
+struct vector_line<extremum_op<T, Max, true>, std::enable_if_t<std::is_same_v<T, float> || std::is_same_v<T, double>>> {
   static constexpr bool exists = true;
+  /// The shortest lines it takes: lines of 16 to 32 doubles took up to 8 ns (10%-15%)
+  /// longer than the scalar combine in a scratch timing (one call on a 1-D tensor), lines
+  /// of 48 the same, 64 and more 0.8x to 0.6x.
+  static constexpr std::size_t shortest = std::is_same_v<T, float> ? 1 : 48;
   /// Scans a whole contiguous increasing line with its indices when the CPU has AVX2;
   /// false: not done.
-  static bool scan(const line_span<float, float>& l) noexcept {
-    if (active_target() == simd_variant::scalar || l.n == 0 || l.n > 0x7fffffff || l.reverse || l.resets || !l.index)
+  static bool scan(const line_span<T, T>& l) noexcept {
+    if (active_target() == simd_variant::scalar || l.n < shortest || l.n > 0x7fffffff || l.reverse || l.resets ||
+        !l.index)
       return false;
     const std::int64_t first = l.decreasing ? static_cast<std::int64_t>(l.n) - 1 : 0;
     l.out[0] = l.in[0];  // the line starts from its first element
     l.index[0] = first;
-    l.decreasing ? extremum_index_line_avx2<Max, true>(l.in, l.out, l.index, l.n, first)
-                 : extremum_index_line_avx2<Max, false>(l.in, l.out, l.index, l.n, first);
+    l.decreasing ? extremum_index_line_avx2<T, Max, true>(l.in, l.out, l.index, l.n, first)
+                 : extremum_index_line_avx2<T, Max, false>(l.in, l.out, l.index, l.n, first);
     return true;
   }
 };
