@@ -5,10 +5,9 @@
 // along the last axis, contiguous lines; a0: along the first axis, rows of running
 // values); V2d is V2 of doubles; V1w3 / V2w3 run cummax down 3 narrow columns of the same
 // elements (V1w3ip in place), V1l1 / V1l4 / V1l16 along packed lines of 1, 4 and 16
-// elements. Like the
-// case table's rows, every buffer (inputs, outputs, memcpy's) is a std::vector, what users
-// have (glibc places a large one 16 bytes past a 64-byte boundary); the "@aligned" rows
-// repeat each row on 64-byte aligned buffers.
+// elements. Like the case table's rows, every buffer (inputs, outputs, memcpy's) is a
+// std::vector, what users have (glibc places a large one 16 bytes past a 64-byte boundary);
+// the "@aligned" rows repeat each row on 64-byte aligned buffers.
 // Every tally call is checked once against a plain sequential loop before it is timed
 // (on outputs filled with NaN first, so an unwritten element fails).
 // Where the build found libtorch (TALLY_BENCH_HAVE_TORCH, benchmarks/CMakeLists.txt), the

@@ -916,8 +916,9 @@ void check_extremum_index_lines(rng_t& rng, std::size_t cols) {
         for (const std::size_t shift : {std::size_t{0}, std::size_t{1}, std::size_t{4}, std::size_t{7}})
           for (const std::size_t index_shift : {std::size_t{0}, std::size_t{1}}) {
             const bool down = direction == tally::axis_direction::decreasing;
-            INFO((sizeof(T) == 4 ? "float" : "double") << " line " << cols << " max " << max << " decreasing " << down << " mirrored " << mirrored
-                         << " value shift " << shift << " index shift " << index_shift);
+            INFO((sizeof(T) == 4 ? "float" : "double") << " line " << cols << " max " << max << " decreasing " << down
+                                                       << " mirrored " << mirrored << " value shift " << shift
+                                                       << " index shift " << index_shift);
             std::fill(values.begin(), values.end(), T(9));
             std::fill(at.begin(), at.end(), -7);
             T* const y = values.data() + shift;

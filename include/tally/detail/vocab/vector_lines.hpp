@@ -156,10 +156,15 @@ TALLY_TARGET_AVX2 inline masked_tail<double> load_masked_tail(const double* in, 
                                   _mm256_castsi256_pd(valid))};
 }
 
-/// `earlier (op) later` for 8 lanes that hold no NaN: MAXPS / MINPS alone.
+/// `earlier (op) later` for lanes that hold no NaN: MAXPS / MINPS (MAXPD / MINPD) alone,
+/// which take the later operand on ties.
 template <bool Max>
 TALLY_TARGET_AVX2 inline __m256 pick_extremum(__m256 earlier, __m256 later) {
   return Max ? _mm256_max_ps(earlier, later) : _mm256_min_ps(earlier, later);
+}
+template <bool Max>
+TALLY_TARGET_AVX2 inline __m256d pick_extremum(__m256d earlier, __m256d later) {
+  return Max ? _mm256_max_pd(earlier, later) : _mm256_min_pd(earlier, later);
 }
 
 /// The inclusive prefix of the operator inside 8 lanes (three shift steps); `MayHoldNaN`
@@ -252,16 +257,27 @@ TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256i taken_elements(__m256d x, __m256d 
   return _mm256_max_epi32(at, run_element);
 }
 
-/// The inclusive prefix of the operator inside 4 double lanes without NaN (two shift steps,
-/// the identity shifted in; MAXPD / MINPD take the later operand on ties).
-template <bool Max>
-TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256d extremum_prefix_no_nan(__m256d x) {
+/// The inclusive prefix of the operator inside 4 double lanes (two shift steps, the identity
+/// shifted in). Only without NaN: no double form needs the other.
+template <bool Max, bool MayHoldNaN>
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256d extremum_prefix(__m256d x) {
+  static_assert(!MayHoldNaN, "the double prefix takes vectors without NaN");
   const __m256d identity = extremum_identity<Max, double>();
-  const __m256d up1 = _mm256_blend_pd(_mm256_permute4x64_pd(x, 0x90), identity, 0x1);
-  x = Max ? _mm256_max_pd(up1, x) : _mm256_min_pd(up1, x);
-  const __m256d up2 = _mm256_blend_pd(_mm256_permute4x64_pd(x, 0x40), identity, 0x3);
-  return Max ? _mm256_max_pd(up2, x) : _mm256_min_pd(up2, x);
+  x = pick_extremum<Max>(_mm256_blend_pd(_mm256_permute4x64_pd(x, 0x90), identity, 0x1), x);
+  return pick_extremum<Max>(_mm256_blend_pd(_mm256_permute4x64_pd(x, 0x40), identity, 0x3), x);
 }
+
+/// Overloads for float and double lanes: a load, whether any lane of either is NaN, lane 0.
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256 load_ymm(const float* p) { return _mm256_loadu_ps(p); }
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256d load_ymm(const double* p) { return _mm256_loadu_pd(p); }
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE bool any_nan(__m256 a, __m256 b) {
+  return _mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_UNORD_Q)) != 0;
+}
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE bool any_nan(__m256d a, __m256d b) {
+  return _mm256_movemask_pd(_mm256_cmp_pd(a, b, _CMP_UNORD_Q)) != 0;
+}
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE float lane0(__m256 x) { return _mm256_cvtss_f32(x); }
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE double lane0(__m256d x) { return _mm256_cvtsd_f64(x); }
 
 /// With indices, n (< 2^31) contiguous floats or doubles from `in` to `out` and their
 /// positions along the axis to `index` (element k's: first + k, or first - k when
@@ -291,7 +307,7 @@ struct extremum_index_line {
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void operator()(std::size_t n) {
     std::size_t k = 1;
     for (; k + width <= n; k += width) {
-      const vector x = load(in + k);
+      const vector x = load_ymm(in + k);
       has_nan(x) ? scalar_steps(k, k + width) : whole_step(k, x);
     }
     if (k == n) return;
@@ -299,12 +315,6 @@ struct extremum_index_line {
     has_nan(tail.x) ? scalar_steps(k, n) : tail_step(k, tail, n - k);
   }
 
-  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static vector load(const T* p) {
-    if constexpr (is_float)
-      return _mm256_loadu_ps(p);
-    else
-      return _mm256_loadu_pd(p);
-  }
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256i splat_element(std::int32_t element) {
     return is_float ? _mm256_set1_epi32(element) : _mm256_set1_epi64x(element);
   }
@@ -314,22 +324,12 @@ struct extremum_index_line {
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE std::int32_t element(std::int64_t position) const {
     return static_cast<std::int32_t>(Decreasing ? first - position : position - first);
   }
-  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE bool has_nan(vector x) const {
-    if constexpr (is_float)
-      return _mm256_movemask_ps(_mm256_cmp_ps(x, run, _CMP_UNORD_Q)) != 0;
-    else
-      return _mm256_movemask_pd(_mm256_cmp_pd(x, run, _CMP_UNORD_Q)) != 0;
-  }
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE bool has_nan(vector x) const { return any_nan(x, run); }
   /// Elements k to end through the scalar combine, from and back to the vector state.
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void scalar_steps(std::size_t k, std::size_t end) {
     const extremum_op<T, Max, true> op;
-    T value;
-    if constexpr (is_float)
-      value = _mm256_cvtss_f32(run);
-    else
-      value = _mm256_cvtsd_f64(run);
     typename extremum_op<T, Max, true>::state_type s{
-        value, position(static_cast<std::size_t>(_mm256_cvtsi256_si32(run_element)))};
+        lane0(run), position(static_cast<std::size_t>(_mm256_cvtsi256_si32(run_element)))};
     for (; k < end; ++k) {
       s = op.combine(s, in[k], position(k));
       out[k] = s.value;
@@ -340,7 +340,8 @@ struct extremum_index_line {
   }
 
   /// The inclusive values of a vector without NaN, their element numbers, and their
-  /// positions (for float lanes 0 to 3 in `low`, 4 to 7 in `high`; for double all in `low`).
+  /// positions (for float lanes 0 to 3 in `low`, 4 to 7 in `high`; for double all in `low`,
+  /// `high` zero).
   struct step {
     vector value;
     __m256i element, low, high;
@@ -349,17 +350,13 @@ struct extremum_index_line {
     return Decreasing ? _mm256_sub_epi64(first4, elements) : _mm256_add_epi64(first4, elements);
   }
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE step vector_step(std::size_t k, vector x) const {
-    if constexpr (is_float) {
-      const __m256 v = pick_extremum<Max>(run, extremum_prefix<Max, false>(x));
-      const __m256i at = taken_elements(x, v, k, run_element);
+    const vector v = pick_extremum<Max>(run, extremum_prefix<Max, false>(x));
+    const __m256i at = taken_elements(x, v, k, run_element);
+    if constexpr (is_float)
       return {v, at, positions(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(at))),
               positions(_mm256_cvtepi32_epi64(_mm256_extracti128_si256(at, 1)))};
-    } else {
-      const __m256d prefix = extremum_prefix_no_nan<Max>(x);
-      const __m256d v = Max ? _mm256_max_pd(run, prefix) : _mm256_min_pd(run, prefix);
-      const __m256i at = taken_elements(x, v, k, run_element);
-      return {v, at, positions(at), at};
-    }
+    else
+      return {v, at, positions(at), _mm256_setzero_si256()};
   }
   /// The next whole vector from k, carrying the running value on.
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void whole_step(std::size_t k, vector x) {
@@ -415,8 +412,8 @@ struct vector_line<extremum_op<T, Max, true>, std::enable_if_t<std::is_same_v<T,
   /// longer than the scalar combine in a scratch timing (one call on a 1-D tensor), lines
   /// of 48 the same, 64 and more 0.8x to 0.6x.
   static constexpr std::size_t shortest = std::is_same_v<T, float> ? 1 : 48;
-  /// Scans a whole contiguous increasing line with its indices when the CPU has AVX2;
-  /// false: not done.
+  /// Scans a whole line, contiguous in increasing memory (either direction of the scan), with
+  /// its indices when the CPU has AVX2; false: not done.
   static bool scan(const line_span<T, T>& l) noexcept {
     if (active_target() == simd_variant::scalar || l.n < shortest || l.n > 0x7fffffff || l.reverse || l.resets ||
         !l.index)
