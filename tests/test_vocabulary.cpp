@@ -807,9 +807,9 @@ TEST_CASE("row forms (segmented, NaN-skipping, cummax / cummin) down the columns
 /// in the layouts that take its whole-vector and its masked rows: packed, padded rows
 /// (the input's and the output's own padding), in place, and packed with padded index
 /// rows, both directions. Values from a few, with -0.0 / +0.0 ties and NaN for floats:
-/// each column is the sequential fold (float: with indices too, in their own layout).
+/// each column is the sequential fold (`indices`: with indices too, in their own layout).
 template <class T>
-void check_narrow_extremum_columns(std::size_t rows, std::size_t cols) {
+void check_narrow_extremum_columns(std::size_t rows, std::size_t cols, bool indices = std::is_same_v<T, float>) {
   const auto is_nan = [](T v) { return v != v; };
   rng_t rng(97 + cols);
   const std::size_t in_pitch = cols + 3, out_pitch = cols + 5;
@@ -851,23 +851,24 @@ void check_narrow_extremum_columns(std::size_t rows, std::size_t cols) {
         const tensor_view<const T> in(source, {rows, cols}, {static_cast<std::ptrdiff_t>(ip), 1});
         const tensor_view<T> out(output.data(), {rows, cols}, {static_cast<std::ptrdiff_t>(op), 1});
         const scan_options o(direction, false, 1);
-        const bool indices = std::is_same_v<T, float>;
         const tensor_view<std::int64_t> index(at.data(), {rows, cols}, {static_cast<std::ptrdiff_t>(xp), 1});
         if (indices)
           max ? tally::cummax<T>(in, out, index, 0, o) : tally::cummin<T>(in, out, index, 0, o);
         else
           max ? tally::cummax<T>(in, out, 0, o) : tally::cummin<T>(in, out, 0, o);
-        INFO(rows << " x " << cols << ", layout " << l << ", max " << max << ", decreasing " << down);
+        INFO(rows << " x " << cols << ", layout " << l << ", max " << max << ", decreasing " << down << ", indices "
+                  << indices);
         CHECK(std::memcmp(output.data(), want.data(), want.size() * sizeof(T)) == 0);
         if (indices) CHECK(at == at_want);
       }
 }
 
-TEST_CASE("cummax / cummin down narrow columns (a row per vector): packed, padded and in place, the sequential fold") {
+TEST_CASE("cummax / cummin down columns (narrow: a row per vector), with and without indices: the sequential fold") {
   for (std::size_t cols = 1; cols <= 33; ++cols) {
     const std::size_t rows = 150 + cols % 4;
     check_narrow_extremum_columns<float>(rows, cols);
     check_narrow_extremum_columns<double>(rows, cols);
+    check_narrow_extremum_columns<double>(rows, cols, true);  // 4 lanes a step, the last 1 to 3 lines scalar
     check_narrow_extremum_columns<std::int16_t>(rows, cols);
     check_narrow_extremum_columns<std::uint16_t>(rows, cols);
     check_narrow_extremum_columns<std::int32_t>(rows, cols);
@@ -879,9 +880,13 @@ TEST_CASE("cummax / cummin down narrow columns (a row per vector): packed, padde
   for (std::size_t cols : {std::size_t{1}, std::size_t{3}, std::size_t{5}, std::size_t{8}}) {
     check_narrow_extremum_columns<float>(2100 + cols, cols);
     check_narrow_extremum_columns<double>(2100 + cols, cols);
+    check_narrow_extremum_columns<double>(2100 + cols, cols, true);
     check_narrow_extremum_columns<std::int16_t>(2100 + cols, cols);
     check_narrow_extremum_columns<std::uint64_t>(2100 + cols, cols);
   }
+  // Wider than one tile (4096 lines), with indices.
+  check_narrow_extremum_columns<float>(5, 4100);
+  check_narrow_extremum_columns<double>(5, 4103, true);
 }
 
 /// cummax / cummin with indices of 24 lines of `cols` elements of T, against the sequential fold.

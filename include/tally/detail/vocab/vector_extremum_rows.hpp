@@ -2,9 +2,10 @@
 // and a row is one vector maximum (minimum) per vector of lines, with a blend that keeps a
 // NaN for floats, so the bits are the scalar combine's. Values only (float, double, every
 // integer type) run on lane_rows.hpp's loop with AVX-512 or AVX2 lanes, and tiles narrower
-// than a vector a row per vector; float values with indices, an AVX2 loop of their own
-// (also under AVX-512). Written with intrinsics rather than left to the compiler, which
-// vectorizes the engine's generic row loop at -O3 but not at -O2.
+// than a vector a row per vector; float and double values with indices, an AVX2 loop of
+// their own (also under AVX-512), and float tiles narrower than a vector a row per vector.
+// Written with intrinsics rather than left to the compiler, which vectorizes the engine's
+// generic row loop at -O3 but not at -O2.
 #pragma once
 
 #include <algorithm>
@@ -259,17 +260,68 @@ struct extremum_narrow_rows {
   }
 };
 
-/// With indices: the lanes that take their element (the same choice as keep_extremum:
-/// the running value is not NaN, and the element is NaN or wins or ties) take the row's
-/// position as their index. Eight float lanes, their indices in two registers of four.
+/// With indices: the lanes whose running value (earlier) takes the row's element (later),
+/// the same choice as keep_extremum: the running value is not NaN, and the element is NaN
+/// or wins or ties.
 template <bool Max>
-TALLY_TARGET_AVX2 void extremum_index_rows_avx2(const row_tile<float, float>& t) {
-  const extremum_op<float, Max, true> op;
-  alignas(32) float running[extremum_tile_capacity];
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256 takes_element(__m256 earlier, __m256 later) {
+  const __m256 wins = Max ? _mm256_cmp_ps(later, earlier, _CMP_GE_OQ) : _mm256_cmp_ps(later, earlier, _CMP_LE_OQ);
+  return _mm256_and_ps(_mm256_cmp_ps(earlier, earlier, _CMP_ORD_Q),
+                       _mm256_or_ps(_mm256_cmp_ps(later, later, _CMP_UNORD_Q), wins));
+}
+template <bool Max>
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256d takes_element(__m256d earlier, __m256d later) {
+  const __m256d wins = Max ? _mm256_cmp_pd(later, earlier, _CMP_GE_OQ) : _mm256_cmp_pd(later, earlier, _CMP_LE_OQ);
+  return _mm256_and_pd(_mm256_cmp_pd(earlier, earlier, _CMP_ORD_Q),
+                       _mm256_or_pd(_mm256_cmp_pd(later, later, _CMP_UNORD_Q), wins));
+}
+
+/// 32 bytes of a row into the running values (`running`, 32-byte aligned) and their
+/// indices (`at`, aligned): the lanes that take their element take the row's position
+/// (`here`). Eight float lanes, their indices in two registers of four; four double lanes.
+template <bool Max>
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void index_row_step(float* running, std::int64_t* at, const float* in, float* out,
+                                                         std::int64_t* index, __m256i here) {
+  const __m256 a = _mm256_load_ps(running), b = _mm256_loadu_ps(in);
+  const __m256 take = takes_element<Max>(a, b);
+  const __m256 y = _mm256_blendv_ps(a, b, take);
+  const __m256i take_bits = _mm256_castps_si256(take);
+  const __m256i low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(take_bits));
+  const __m256i high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(take_bits, 1));
+  const __m256i i0 = _mm256_blendv_epi8(_mm256_load_si256(reinterpret_cast<const __m256i*>(at)), here, low);
+  const __m256i i1 = _mm256_blendv_epi8(_mm256_load_si256(reinterpret_cast<const __m256i*>(at + 4)), here, high);
+  _mm256_store_ps(running, y);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(at), i0);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(at + 4), i1);
+  _mm256_storeu_ps(out, y);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(index), i0);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + 4), i1);
+}
+template <bool Max>
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void index_row_step(double* running, std::int64_t* at, const double* in,
+                                                         double* out, std::int64_t* index, __m256i here) {
+  const __m256d a = _mm256_load_pd(running), b = _mm256_loadu_pd(in);
+  const __m256d take = takes_element<Max>(a, b);
+  const __m256d y = _mm256_blendv_pd(a, b, take);
+  const __m256i i = _mm256_blendv_epi8(_mm256_load_si256(reinterpret_cast<const __m256i*>(at)), here,
+                                       _mm256_castpd_si256(take));
+  _mm256_store_pd(running, y);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(at), i);
+  _mm256_storeu_pd(out, y);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(index), i);
+}
+
+/// Float or double values with indices across a tile, row by row (index_row_step), the
+/// lines past the last whole vector through the scalar combine.
+template <class T, bool Max>
+TALLY_TARGET_AVX2 void extremum_index_rows_avx2(const row_tile<T, T>& t) {
+  constexpr std::size_t width = 32 / sizeof(T);
+  const extremum_op<T, Max, true> op;
+  alignas(32) T running[extremum_tile_capacity];
   alignas(32) std::int64_t at[extremum_tile_capacity];
   const std::int64_t last = static_cast<std::int64_t>(t.rows) - 1;
-  const float* in = t.in;
-  float* out = t.out;
+  const T* in = t.in;
+  T* out = t.out;
   std::int64_t* index = t.index;
   const std::int64_t first = t.decreasing ? last : 0;
   for (std::size_t j = 0; j < t.count; ++j) {  // a line starts from its first element
@@ -281,29 +333,14 @@ TALLY_TARGET_AVX2 void extremum_index_rows_avx2(const row_tile<float, float>& t)
     out += t.out_row;
     index += t.index_row;
     const std::uintptr_t ahead = tile_row_ahead(t.in, k, t.rows, t.in_row, t.next_in);
-    prefetch_in_row<float>(ahead, 0);  // the row `rows_ahead` on: its ends, the rest a line per step
-    prefetch_in_row<float>(ahead, t.count - 1);
+    prefetch_in_row<T>(ahead, 0);  // the row `rows_ahead` on: its ends, the rest a line per step
+    prefetch_in_row<T>(ahead, t.count - 1);
     const std::int64_t position = t.decreasing ? last - static_cast<std::int64_t>(k) : static_cast<std::int64_t>(k);
     const __m256i here = _mm256_set1_epi64x(position);
     std::size_t j = 0;
-    for (; j + 8 <= t.count; j += 8) {
-      prefetch_in_row<float>(ahead, j);
-      const __m256 a = _mm256_load_ps(running + j), b = _mm256_loadu_ps(in + j);
-      const __m256 wins = Max ? _mm256_cmp_ps(b, a, _CMP_GE_OQ) : _mm256_cmp_ps(b, a, _CMP_LE_OQ);
-      const __m256 take = _mm256_and_ps(_mm256_cmp_ps(a, a, _CMP_ORD_Q),
-                                        _mm256_or_ps(_mm256_cmp_ps(b, b, _CMP_UNORD_Q), wins));
-      const __m256 y = _mm256_blendv_ps(a, b, take);
-      const __m256i take_bits = _mm256_castps_si256(take);
-      const __m256i low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(take_bits));
-      const __m256i high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(take_bits, 1));
-      const __m256i i0 = _mm256_blendv_epi8(_mm256_load_si256(reinterpret_cast<const __m256i*>(at + j)), here, low);
-      const __m256i i1 = _mm256_blendv_epi8(_mm256_load_si256(reinterpret_cast<const __m256i*>(at + j + 4)), here, high);
-      _mm256_store_ps(running + j, y);
-      _mm256_store_si256(reinterpret_cast<__m256i*>(at + j), i0);
-      _mm256_store_si256(reinterpret_cast<__m256i*>(at + j + 4), i1);
-      _mm256_storeu_ps(out + j, y);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + j), i0);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + j + 4), i1);
+    for (; j + width <= t.count; j += width) {
+      prefetch_in_row<T>(ahead, j);
+      index_row_step<Max>(running + j, at + j, in + j, out + j, index + j, here);
     }
     for (; j < t.count; ++j) {
       const auto s = op.combine({running[j], at[j]}, in[j], position);
@@ -318,9 +355,7 @@ TALLY_TARGET_AVX2 void extremum_index_rows_avx2(const row_tile<float, float>& t)
 template <bool Max>
 TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void index_take(__m256 later, __m256i here, __m256& running, __m256i& at_low,
                                                      __m256i& at_high) {
-  const __m256 wins = Max ? _mm256_cmp_ps(later, running, _CMP_GE_OQ) : _mm256_cmp_ps(later, running, _CMP_LE_OQ);
-  const __m256 take = _mm256_and_ps(_mm256_cmp_ps(running, running, _CMP_ORD_Q),
-                                    _mm256_or_ps(_mm256_cmp_ps(later, later, _CMP_UNORD_Q), wins));
+  const __m256 take = takes_element<Max>(running, later);
   running = _mm256_blendv_ps(running, later, take);
   const __m256i take_bits = _mm256_castps_si256(take);
   at_low = _mm256_blendv_epi8(at_low, here, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(take_bits)));
@@ -372,17 +407,23 @@ TALLY_TARGET_AVX2 void extremum_index_narrow_rows_avx2(const row_tile<float, flo
 
 TALLY_SIMD_WARNINGS_END
 
-template <bool Max>
-struct vector_rows<extremum_op<float, Max, true>> {
+/// cummax / cummin with indices of float and double. (Double tiles of fewer than 4 lines
+/// run the row loop's scalar tail: no narrow form of double with indices.)
+template <class T, bool Max>
+struct vector_rows<extremum_op<T, Max, true>, std::enable_if_t<std::is_same_v<T, float> || std::is_same_v<T, double>>> {
   static constexpr bool exists = true;
   static constexpr std::size_t max_lines = extremum_tile_capacity;
   /// A tile of rows with its index output, when the CPU has AVX2.
-  static bool scan(const row_tile<float, float>& t) noexcept {
+  static bool scan(const row_tile<T, T>& t) noexcept {
     if (active_target() == simd_variant::scalar || t.resets || !t.index || t.count > max_lines) return false;
-    if (t.count <= 8 && t.rows != 0)
-      narrow_rows_in_place(t) ? extremum_index_narrow_rows_avx2<Max, true>(t) : extremum_index_narrow_rows_avx2<Max, false>(t);
-    else
-      extremum_index_rows_avx2<Max>(t);
+    if constexpr (std::is_same_v<T, float>) {
+      if (t.count <= 8 && t.rows != 0) {
+        narrow_rows_in_place(t) ? extremum_index_narrow_rows_avx2<Max, true>(t)
+                                : extremum_index_narrow_rows_avx2<Max, false>(t);
+        return true;
+      }
+    }
+    extremum_index_rows_avx2<T, Max>(t);
     return true;
   }
 };
