@@ -2,8 +2,8 @@
 // and a row is one vector maximum (minimum) per vector of lines, with a blend that keeps a
 // NaN for floats, so the bits are the scalar combine's. Values only (float, double, every
 // integer type) run on lane_rows.hpp's loop with AVX-512 or AVX2 lanes, and tiles narrower
-// than a vector a row per vector; float and double values with indices, an AVX2 loop of
-// their own (also under AVX-512), and float tiles narrower than a vector a row per vector.
+// than a vector a row per vector; float and double values with indices, AVX2 loops of
+// their own (also under AVX-512), for wide tiles and for narrow ones.
 // Written with intrinsics rather than left to the compiler, which vectorizes the engine's
 // generic row loop at -O3 but not at -O2.
 #pragma once
@@ -350,65 +350,107 @@ TALLY_TARGET_AVX2 void extremum_index_rows_avx2(const row_tile<T, T>& t) {
   }
 }
 
-/// A row (later) into running values with indices: the lanes that take their element, as
-/// in extremum_index_rows_avx2, take the row's position (here).
+/// The indices of a narrow tile's lines in registers (`Lanes` lanes of T in a row's
+/// vector, the row at `first`): the lanes that take their element (takes_element) take the
+/// row's position. Float: two registers of four, stored in two pieces; double: one.
+template <class T, bool Max>
+struct narrow_indices;
 template <bool Max>
-TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void index_take(__m256 later, __m256i here, __m256& running, __m256i& at_low,
-                                                     __m256i& at_high) {
-  const __m256 take = takes_element<Max>(running, later);
-  running = _mm256_blendv_ps(running, later, take);
-  const __m256i take_bits = _mm256_castps_si256(take);
-  at_low = _mm256_blendv_epi8(at_low, here, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(take_bits)));
-  at_high = _mm256_blendv_epi8(at_high, here, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(take_bits, 1)));
-}
+struct narrow_indices<float, Max> {
+  __m256i low, high;
+  avx2_lane_store store_low, store_high;
+  // The row's indices: lanes [first, end) of 8, in two vectors of 4.
+  TALLY_TARGET_AVX2 narrow_indices(__m256i here, std::size_t first, std::size_t end) noexcept
+      : low(here),
+        high(here),
+        store_low((std::min)(first, std::size_t{4}) * 8,
+                  ((std::min)(end, std::size_t{4}) - (std::min)(first, std::size_t{4})) * 8),
+        store_high(((std::max)(first, std::size_t{4}) - 4) * 8,
+                   ((std::max)(end, std::size_t{4}) - (std::max)(first, std::size_t{4})) * 8) {}
+  /// A row (later) into the running values and these indices.
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void take(__m256 later, __m256i here, __m256& running) {
+    const __m256 take = takes_element<Max>(running, later);
+    running = _mm256_blendv_ps(running, later, take);
+    const __m256i take_bits = _mm256_castps_si256(take);
+    low = _mm256_blendv_epi8(low, here, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(take_bits)));
+    high = _mm256_blendv_epi8(high, here, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(take_bits, 1)));
+  }
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void store(std::int64_t* index) const {
+    store_low(index, low);
+    store_high(index + 4, high);
+  }
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void store_whole(std::int64_t* index) const {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(index), low);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + 4), high);
+  }
+};
+template <bool Max>
+struct narrow_indices<double, Max> {
+  __m256i at;
+  avx2_lane_store store_at;
+  TALLY_TARGET_AVX2 narrow_indices(__m256i here, std::size_t first, std::size_t end) noexcept
+      : at(here), store_at(first * 8, (end - first) * 8) {}
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void take(__m256d later, __m256i here, __m256d& running) {
+    const __m256d take = takes_element<Max>(running, later);
+    running = _mm256_blendv_pd(running, later, take);
+    at = _mm256_blendv_epi8(at, here, _mm256_castpd_si256(take));
+  }
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void store(std::int64_t* index) const { store_at(index, at); }
+  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void store_whole(std::int64_t* index) const {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(index), at);
+  }
+};
 
-/// extremum_index_rows_avx2 on tiles of at most 8 lines (narrow columns), which its steps
-/// would leave to the scalar combine: a row per vector (narrow_row_walk), the running
-/// values and their indices in registers, the same choice of lanes. The indices are stored
-/// as whole vectors where the walk's rows are, and the index rows are packed as they are.
-template <bool Max, bool InPlace>
-TALLY_TARGET_AVX2 void extremum_index_narrow_rows_avx2(const row_tile<float, float>& t) {
-  narrow_row_walk<float, 8, InPlace> w(t);
-  const __m256i mask = avx2_row_mask<float>(w.mask(t.count));
-  const auto store = avx2_lane_store::of_row<float>(t.count, w.high);
-  // The row's indices: lanes [first, first + count) of 8, in two vectors of 4.
-  const std::size_t first = w.high ? 8 - t.count : 0, end = first + t.count;
-  const std::size_t low_first = (std::min)(first, std::size_t{4}), low_end = (std::min)(end, std::size_t{4});
-  const std::size_t high_first = (std::max)(first, std::size_t{4}) - 4, high_end = (std::max)(end, std::size_t{4}) - 4;
-  const avx2_lane_store store_low(low_first * 8, (low_end - low_first) * 8);
-  const avx2_lane_store store_high(high_first * 8, (high_end - high_first) * 8);
+/// Masked loads and plain stores of float and double lanes.
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256 masked_load(const float* p, __m256i mask) {
+  return _mm256_maskload_ps(p, mask);
+}
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256d masked_load(const double* p, __m256i mask) {
+  return _mm256_maskload_pd(p, mask);
+}
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void store_ymm(float* p, __m256 x) { _mm256_storeu_ps(p, x); }
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void store_ymm(double* p, __m256d x) { _mm256_storeu_pd(p, x); }
+
+/// extremum_index_rows_avx2 on tiles narrower than a vector (at most 8 float or 4 double
+/// lines: narrow columns), which its steps would leave to the scalar combine: a row per
+/// vector (narrow_row_walk), the running values and their indices in registers, the same
+/// choice of lanes. The indices are stored as whole vectors where the walk's rows are, and
+/// the index rows are packed as they are.
+template <class T, bool Max, bool InPlace>
+TALLY_TARGET_AVX2 void extremum_index_narrow_rows_avx2(const row_tile<T, T>& t) {
+  constexpr std::size_t lanes = 32 / sizeof(T);
+  narrow_row_walk<T, lanes, InPlace> w(t);
+  const __m256i mask = avx2_row_mask<T>(w.mask(t.count));
+  const auto store = avx2_lane_store::of_row<T>(t.count, w.high);
   std::int64_t* index = t.index + w.base;
   const std::ptrdiff_t index_row = t.index_row;
   const std::size_t whole_rows = index_row == t.in_row ? w.whole_rows : 0;
   __m256i here = _mm256_set1_epi64x(t.decreasing ? static_cast<std::int64_t>(t.rows) - 1 : 0);
   const __m256i step = _mm256_set1_epi64x(t.decreasing ? -1 : 1);
-  __m256 running = _mm256_maskload_ps(w.in, mask);
-  __m256i at_low = here, at_high = here;  // a line starts from its first element
+  const std::size_t first = w.high ? lanes - t.count : 0;
+  ymm_of<T> running = masked_load(w.in, mask);
+  narrow_indices<T, Max> at(here, first, first + t.count);  // a line starts from its first element
   store(w.out, running);
-  store_low(index, at_low);
-  store_high(index + 4, at_high);
+  at.store(index);
   w.next();
   for (std::size_t k = 1; k < t.rows; ++k, w.next()) {
     index += index_row;
     here = _mm256_add_epi64(here, step);
     if (k < whole_rows) {
-      index_take<Max>(_mm256_loadu_ps(w.in), here, running, at_low, at_high);
-      _mm256_storeu_ps(w.out, running);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(index), at_low);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + 4), at_high);
+      at.take(load_ymm(w.in), here, running);
+      store_ymm(w.out, running);
+      at.store_whole(index);
     } else {
-      index_take<Max>(_mm256_maskload_ps(w.in, mask), here, running, at_low, at_high);
+      at.take(masked_load(w.in, mask), here, running);
       store(w.out, running);
-      store_low(index, at_low);
-      store_high(index + 4, at_high);
+      at.store(index);
     }
   }
 }
 
 TALLY_SIMD_WARNINGS_END
 
-/// cummax / cummin with indices of float and double. (Double tiles of fewer than 4 lines
-/// run the row loop's scalar tail: no narrow form of double with indices.)
+/// cummax / cummin with indices of float and double.
 template <class T, bool Max>
 struct vector_rows<extremum_op<T, Max, true>, std::enable_if_t<std::is_same_v<T, float> || std::is_same_v<T, double>>> {
   static constexpr bool exists = true;
@@ -416,14 +458,11 @@ struct vector_rows<extremum_op<T, Max, true>, std::enable_if_t<std::is_same_v<T,
   /// A tile of rows with its index output, when the CPU has AVX2.
   static bool scan(const row_tile<T, T>& t) noexcept {
     if (active_target() == simd_variant::scalar || t.resets || !t.index || t.count > max_lines) return false;
-    if constexpr (std::is_same_v<T, float>) {
-      if (t.count <= 8 && t.rows != 0) {
-        narrow_rows_in_place(t) ? extremum_index_narrow_rows_avx2<Max, true>(t)
-                                : extremum_index_narrow_rows_avx2<Max, false>(t);
-        return true;
-      }
-    }
-    extremum_index_rows_avx2<T, Max>(t);
+    if (t.count <= 32 / sizeof(T) && t.rows != 0)
+      narrow_rows_in_place(t) ? extremum_index_narrow_rows_avx2<T, Max, true>(t)
+                              : extremum_index_narrow_rows_avx2<T, Max, false>(t);
+    else
+      extremum_index_rows_avx2<T, Max>(t);
     return true;
   }
 };
