@@ -350,9 +350,9 @@ TALLY_TARGET_AVX2 void extremum_index_rows_avx2(const row_tile<T, T>& t) {
   }
 }
 
-/// The indices of a narrow tile's lines in registers (`Lanes` lanes of T in a row's
-/// vector, the row at `first`): the lanes that take their element (takes_element) take the
-/// row's position. Float: two registers of four, stored in two pieces; double: one.
+/// The indices of a narrow tile's lines in registers, the row in lanes [first, end) of its
+/// vector: the lanes that take their element (takes_element) take the row's position.
+/// Float: two registers of four, stored in two pieces; double: one.
 template <class T, bool Max>
 struct narrow_indices;
 template <bool Max>
@@ -400,16 +400,6 @@ struct narrow_indices<double, Max> {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(index), at);
   }
 };
-
-/// Masked loads and plain stores of float and double lanes.
-TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256 masked_load(const float* p, __m256i mask) {
-  return _mm256_maskload_ps(p, mask);
-}
-TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256d masked_load(const double* p, __m256i mask) {
-  return _mm256_maskload_pd(p, mask);
-}
-TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void store_ymm(float* p, __m256 x) { _mm256_storeu_ps(p, x); }
-TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void store_ymm(double* p, __m256d x) { _mm256_storeu_pd(p, x); }
 
 /// extremum_index_rows_avx2 on tiles narrower than a vector (at most 8 float or 4 double
 /// lines: narrow columns), which its steps would leave to the scalar combine: a row per

@@ -267,9 +267,18 @@ TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256d extremum_prefix(__m256d x) {
   return pick_extremum<Max>(_mm256_blend_pd(_mm256_permute4x64_pd(x, 0x40), identity, 0x3), x);
 }
 
-/// Overloads for float and double lanes: a load, whether any lane of either is NaN, lane 0.
+/// Overloads for float and double lanes: a load, a masked load, a store, whether any lane
+/// of either is NaN, lane 0.
 TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256 load_ymm(const float* p) { return _mm256_loadu_ps(p); }
 TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256d load_ymm(const double* p) { return _mm256_loadu_pd(p); }
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256 masked_load(const float* p, __m256i mask) {
+  return _mm256_maskload_ps(p, mask);
+}
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256d masked_load(const double* p, __m256i mask) {
+  return _mm256_maskload_pd(p, mask);
+}
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void store_ymm(float* p, __m256 x) { _mm256_storeu_ps(p, x); }
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void store_ymm(double* p, __m256d x) { _mm256_storeu_pd(p, x); }
 TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE bool any_nan(__m256 a, __m256 b) {
   return _mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_UNORD_Q)) != 0;
 }
