@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "../config.hpp"
+#include "../kernels/avx2/vectors.hpp"
 
 #if TALLY_X86_SIMD
 TALLY_BEGIN_NAMESPACE
@@ -21,13 +22,8 @@ TALLY_SIMD_WARNINGS_BEGIN
 /// is set.
 template <class E>
 TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256i avx2_row_mask(std::uint32_t bits) {
-  if constexpr (sizeof(E) == 4) {
-    const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lane_bit), lane_bit);
-  } else {
-    const __m256i lane_bit = _mm256_setr_epi64x(1, 2, 4, 8);
-    return _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(bits), lane_bit), lane_bit);
-  }
+  static_assert(sizeof(E) == 4 || sizeof(E) == 8, "rows of 4- or 8-byte lanes");
+  return sizeof(E) == 4 ? avx2::lanes32::mask(bits) : avx2::lanes32::mask64(bits);
 }
 
 /// Stores bytes [from, from + bytes) of a vector where a whole store of it would put them,

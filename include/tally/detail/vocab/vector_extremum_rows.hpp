@@ -83,9 +83,9 @@ struct extremum_running : lane_values<T, extremum_tile_capacity> {
   T combine(std::size_t j, T x, const std::uint8_t*) { return value[j] = extremum_op<T, Max, false>().combine(value[j], x, 0); }
 };
 
-/// 32 bytes of lines a step (AVX2). Floats: keep_extremum (vector_lines.hpp: MAXPS /
-/// MINPS return their second operand, the later element, for ties and NaN; a blend keeps
-/// a running NaN). Integers: ties are the same value, so the plain maximum or minimum.
+/// 32 bytes of lines a step (AVX2). Float and double: keep_extremum (vector_lines.hpp:
+/// MAXPS / MINPS return their second operand, the later element, for ties and NaN; a blend
+/// keeps a running NaN). Integers: ties are the same value, so the plain maximum or minimum.
 template <class T, bool Max>
 struct extremum_lanes_avx2 {
   using in_type = T;
@@ -94,16 +94,11 @@ struct extremum_lanes_avx2 {
   static constexpr std::size_t width = 32 / sizeof(T), align = 32;
   TALLY_TARGET_AVX2 static void step(typename running_values::lanes_type r, std::size_t j, const T* in, T* out,
                                      const std::uint8_t*, bool stream) {
-    if constexpr (std::is_same_v<T, float>) {
-      const __m256 y = keep_extremum<Max>(_mm256_loadu_ps(r.value + j), _mm256_loadu_ps(in));
-      _mm256_storeu_ps(r.value + j, y);
-      stream ? _mm256_stream_ps(out, y) : _mm256_storeu_ps(out, y);
-    } else if constexpr (std::is_same_v<T, double>) {
-      const __m256d earlier = _mm256_loadu_pd(r.value + j), later = _mm256_loadu_pd(in);
-      const __m256d pick = Max ? _mm256_max_pd(earlier, later) : _mm256_min_pd(earlier, later);
-      const __m256d y = _mm256_blendv_pd(pick, earlier, _mm256_cmp_pd(earlier, earlier, _CMP_UNORD_Q));
-      _mm256_storeu_pd(r.value + j, y);
-      stream ? _mm256_stream_pd(out, y) : _mm256_storeu_pd(out, y);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      using lanes = lanes_of<T>;
+      const ymm_of<T> y = keep_extremum<Max>(lanes::load(r.value + j), lanes::load(in));
+      lanes::store(r.value + j, y);
+      stream ? lanes::stream(out, y) : lanes::store(out, y);
     } else {
       const __m256i earlier = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.value + j));
       const __m256i later = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
@@ -251,9 +246,7 @@ struct extremum_narrow_rows {
     if constexpr (std::is_same_v<T, float>) {
       return _mm256_castps_si256(keep_extremum<Max>(_mm256_castsi256_ps(earlier), _mm256_castsi256_ps(later)));
     } else if constexpr (std::is_same_v<T, double>) {
-      const __m256d a = _mm256_castsi256_pd(earlier), b = _mm256_castsi256_pd(later);
-      const __m256d pick = Max ? _mm256_max_pd(a, b) : _mm256_min_pd(a, b);
-      return _mm256_castpd_si256(_mm256_blendv_pd(pick, a, _mm256_cmp_pd(a, a, _CMP_UNORD_Q)));
+      return _mm256_castpd_si256(keep_extremum<Max>(_mm256_castsi256_pd(earlier), _mm256_castsi256_pd(later)));
     } else {
       return integer_extremum<T, Max>(earlier, later);
     }
@@ -427,8 +420,8 @@ TALLY_TARGET_AVX2 void extremum_index_narrow_rows_avx2(const row_tile<T, T>& t) 
     index += index_row;
     here = _mm256_add_epi64(here, step);
     if (k < whole_rows) {
-      at.take(load_ymm(w.in), here, running);
-      store_ymm(w.out, running);
+      at.take(lanes_of<T>::load(w.in), here, running);
+      lanes_of<T>::store(w.out, running);
       at.store_whole(index);
     } else {
       at.take(masked_load(w.in, mask), here, running);

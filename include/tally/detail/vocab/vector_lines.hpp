@@ -22,6 +22,7 @@
 
 #include "../config.hpp"
 #include "../dispatch/active_target.hpp"
+#include "../kernels/avx2/vectors.hpp"
 #include "../kernels/kernel_set.hpp"
 #include "../ops/extremum.hpp"
 #include "vector_extremum_packed_lines.hpp"
@@ -92,37 +93,41 @@ struct vector_rows {
 #if TALLY_X86_SIMD
 TALLY_SIMD_WARNINGS_BEGIN
 
-/// `earlier (op) later` for 8 lanes.
+/// `earlier (op) later` for 8 float or 4 double lanes.
 template <bool Max>
 TALLY_TARGET_AVX2 inline __m256 keep_extremum(__m256 earlier, __m256 later) {
   const __m256 pick = Max ? _mm256_max_ps(earlier, later) : _mm256_min_ps(earlier, later);
   return _mm256_blendv_ps(pick, earlier, _mm256_cmp_ps(earlier, earlier, _CMP_UNORD_Q));
 }
+template <bool Max>
+TALLY_TARGET_AVX2 inline __m256d keep_extremum(__m256d earlier, __m256d later) {
+  const __m256d pick = Max ? _mm256_max_pd(earlier, later) : _mm256_min_pd(earlier, later);
+  return _mm256_blendv_pd(pick, earlier, _mm256_cmp_pd(earlier, earlier, _CMP_UNORD_Q));
+}
 
-/// 32 bytes of float or double lanes. (A specialization, not std::conditional: GCC warns
-/// that a vector type as a template argument loses its attributes.)
+/// The AVX2 lanes of float or double (kernels/avx2/vectors.hpp: reg, broadcast, load,
+/// store, first, broadcast_last). (A specialization, not std::conditional: GCC warns that
+/// a vector type as a template argument loses its attributes.)
 template <class T>
-struct ymm;
+struct ymm_lanes;
 template <>
-struct ymm<float> {
-  using type = __m256;
+struct ymm_lanes<float> {
+  using type = avx2::f32;
 };
 template <>
-struct ymm<double> {
-  using type = __m256d;
+struct ymm_lanes<double> {
+  using type = avx2::f64;
 };
 template <class T>
-using ymm_of = typename ymm<T>::type;
-
-/// x in every lane.
-TALLY_TARGET_AVX2 inline __m256 splat(float x) { return _mm256_set1_ps(x); }
-TALLY_TARGET_AVX2 inline __m256d splat(double x) { return _mm256_set1_pd(x); }
+using lanes_of = typename ymm_lanes<T>::type;
+template <class T>
+using ymm_of = typename lanes_of<T>::reg;
 
 /// The operator's identity in every lane, -inf for max and +inf for min: it never wins
 /// against a later operand (ties and NaN go to the later one).
 template <bool Max, class T = float>
 TALLY_TARGET_AVX2 inline ymm_of<T> extremum_identity() {
-  return splat(Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity());
+  return lanes_of<T>::broadcast(Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity());
 }
 
 /// Lanes moved up by `Shift`, the identity shifted in.
@@ -267,26 +272,19 @@ TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256d extremum_prefix(__m256d x) {
   return pick_extremum<Max>(_mm256_blend_pd(_mm256_permute4x64_pd(x, 0x40), identity, 0x3), x);
 }
 
-/// Overloads for float and double lanes: a load, a masked load, a store, whether any lane
-/// of either is NaN, lane 0.
-TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256 load_ymm(const float* p) { return _mm256_loadu_ps(p); }
-TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256d load_ymm(const double* p) { return _mm256_loadu_pd(p); }
+/// Overloads for float and double lanes: a masked load, whether any lane of either is NaN.
 TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256 masked_load(const float* p, __m256i mask) {
   return _mm256_maskload_ps(p, mask);
 }
 TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE __m256d masked_load(const double* p, __m256i mask) {
   return _mm256_maskload_pd(p, mask);
 }
-TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void store_ymm(float* p, __m256 x) { _mm256_storeu_ps(p, x); }
-TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void store_ymm(double* p, __m256d x) { _mm256_storeu_pd(p, x); }
 TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE bool any_nan(__m256 a, __m256 b) {
   return _mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_UNORD_Q)) != 0;
 }
 TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE bool any_nan(__m256d a, __m256d b) {
   return _mm256_movemask_pd(_mm256_cmp_pd(a, b, _CMP_UNORD_Q)) != 0;
 }
-TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE float lane0(__m256 x) { return _mm256_cvtss_f32(x); }
-TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE double lane0(__m256d x) { return _mm256_cvtsd_f64(x); }
 
 /// With indices, n (< 2^31) contiguous floats or doubles from `in` to `out` and their
 /// positions along the axis to `index` (element k's: first + k, or first - k when
@@ -301,7 +299,8 @@ template <class T, bool Max, bool Decreasing>
 struct extremum_index_line {
   static constexpr bool is_float = std::is_same_v<T, float>;
   static constexpr std::size_t width = 32 / sizeof(T);
-  using vector = ymm_of<T>;
+  using lanes = lanes_of<T>;
+  using vector = typename lanes::reg;
 
   const T* in;
   T* out;
@@ -316,7 +315,7 @@ struct extremum_index_line {
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void operator()(std::size_t n) {
     std::size_t k = 1;
     for (; k + width <= n; k += width) {
-      const vector x = load_ymm(in + k);
+      const vector x = lanes::load(in + k);
       has_nan(x) ? scalar_steps(k, k + width) : whole_step(k, x);
     }
     if (k == n) return;
@@ -338,13 +337,13 @@ struct extremum_index_line {
   TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void scalar_steps(std::size_t k, std::size_t end) {
     const extremum_op<T, Max, true> op;
     typename extremum_op<T, Max, true>::state_type s{
-        lane0(run), position(static_cast<std::size_t>(_mm256_cvtsi256_si32(run_element)))};
+        lanes::first(run), position(static_cast<std::size_t>(_mm256_cvtsi256_si32(run_element)))};
     for (; k < end; ++k) {
       s = op.combine(s, in[k], position(k));
       out[k] = s.value;
       index[k] = s.index;
     }
-    run = splat(s.value);
+    run = lanes::broadcast(s.value);
     run_element = splat_element(element(s.index));
   }
 
@@ -372,15 +371,12 @@ struct extremum_index_line {
     const step s = vector_step(k, x);
     auto* const at = reinterpret_cast<__m256i*>(index + k);
     _mm256_storeu_si256(at, s.low);
+    lanes::store(out + k, s.value);
+    run = lanes::broadcast_last(s.value);
     if constexpr (is_float) {
-      _mm256_storeu_ps(out + k, s.value);
       _mm256_storeu_si256(at + 1, s.high);
-      const __m256i last = _mm256_set1_epi32(7);
-      run = _mm256_permutevar8x32_ps(s.value, last);
-      run_element = _mm256_permutevar8x32_epi32(s.element, last);
+      run_element = _mm256_permutevar8x32_epi32(s.element, _mm256_set1_epi32(7));
     } else {
-      _mm256_storeu_pd(out + k, s.value);
-      run = _mm256_permute4x64_pd(s.value, 0xff);
       run_element = _mm256_permute4x64_epi64(s.element, 0xff);
     }
   }
@@ -408,7 +404,7 @@ template <class T, bool Max, bool Decreasing>
 TALLY_TARGET_AVX2 inline void extremum_index_line_avx2(const T* in, T* out, std::int64_t* index, std::size_t n,
                                                        std::int64_t first) {
   using line = extremum_index_line<T, Max, Decreasing>;
-  line{in, out, index, first, _mm256_set1_epi64x(first), splat(in[0]), line::splat_element(0)}(n);
+  line{in, out, index, first, _mm256_set1_epi64x(first), line::lanes::broadcast(in[0]), line::splat_element(0)}(n);
 }
 
 TALLY_SIMD_WARNINGS_END
