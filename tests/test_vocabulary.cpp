@@ -868,7 +868,7 @@ TEST_CASE("cummax / cummin down columns (narrow: a row per vector), with and wit
     const std::size_t rows = 150 + cols % 4;
     check_narrow_extremum_columns<float>(rows, cols);
     check_narrow_extremum_columns<double>(rows, cols);
-    check_narrow_extremum_columns<double>(rows, cols, true);  // 4 lanes a step, the last 1 to 3 lines scalar
+    check_narrow_extremum_columns<double>(rows, cols, true);  // 4 lanes a step, the last 1 to 3 lines masked
     check_narrow_extremum_columns<std::int16_t>(rows, cols);
     check_narrow_extremum_columns<std::uint16_t>(rows, cols);
     check_narrow_extremum_columns<std::int32_t>(rows, cols);
