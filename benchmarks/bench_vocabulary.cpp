@@ -4,8 +4,8 @@
 // "V<n><axis>[@aligned]/<implementation>", for example "V1a1/tally" and "V1a1/memcpy" (a1:
 // along the last axis, contiguous lines; a0: along the first axis, rows of running
 // values); V2d is V2 of doubles; V1w3 / V2w3 run cummax down 3 narrow columns of the same
-// elements (V1w3ip in place), V1l1 / V1l4 / V1l16 along packed lines of 1, 4 and 16
-// elements. Like the case table's rows, every buffer (inputs, outputs, memcpy's) is a
+// elements (V1w3ip in place), V2dw3 / V2dw5 / V2dw7 and V2w13 down 3, 5 and 7 columns of
+// doubles and 13 of floats, V1l1 / V1l4 / V1l16 along packed lines of 1, 4 and 16 elements. Like the case table's rows, every buffer (inputs, outputs, memcpy's) is a
 // std::vector, what users have (glibc places a large one 16 bytes past a 64-byte boundary);
 // the "@aligned" rows repeat each row on 64-byte aligned buffers.
 // Every tally call is checked once against a plain sequential loop before it is timed
@@ -28,6 +28,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -303,6 +304,25 @@ void register_axis(int axis, bool aligned) {
         peer{});
     add("V2w3" + a, aligned, points * 3 * 12, [=] { tally::cummax(in3, y3, idx3, 0); },
         [=] { return check_columns(true); }, peer{});
+    // V2dw<c> / V2w<c>: V2 of doubles and of floats down c columns ([count / c, c] along axis
+    // 0): tiles narrower than a vector (double 3), and wider ones whose last lines are fewer
+    // than a vector holds (double 5 and 7, float 13).
+    const auto add_columns = [&](const std::string& name, auto in_data, auto out_data, std::size_t c) {
+      const std::size_t rows = count / c;
+      using T = std::remove_const_t<std::remove_pointer_t<decltype(in_data)>>;
+      const tally::tensor_view<const T> in_c(in_data, {rows, c});
+      const tally::tensor_view<T> y_c(out_data, {rows, c});
+      const tally::tensor_view<std::int64_t> idx_c(index.get(), {rows, c});
+      add(name + std::to_string(c) + a, aligned, rows * c * (sizeof(T) + 8), [=] { tally::cummax(in_c, y_c, idx_c, 0); },
+          [=] {
+            bool ok = true;
+            for (std::size_t j = 0; j < c; ++j)
+              ok = ok && cummax_mismatch(in_data + j, out_data + j, index.get() + j, rows, c) == rows;
+            return ok;
+          }, peer{});
+    };
+    for (const std::size_t c : {std::size_t{3}, std::size_t{5}, std::size_t{7}}) add_columns("V2dw", x64, wide.get(), c);
+    add_columns("V2w", x, out.get(), 13);
     // V1w3ip: V1w3 in place (the output, holding the input, is its own input). cummax of a
     // running maximum is itself, so every timed run reads what the checked run wrote.
     const tally::tensor_view<const float> y3_in(out.get(), {points, 3});
