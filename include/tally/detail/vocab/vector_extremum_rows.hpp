@@ -313,7 +313,7 @@ template <bool Max>
 struct narrow_indices<float, Max> {
   __m256i low, high;
   avx2_lane_store store_low, store_high;
-  // The row's indices: lanes [first, end) of 8, in two vectors of 4.
+  /// The row's indices: lanes [first, end) of 8, in two vectors of 4.
   TALLY_TARGET_AVX2 narrow_indices(__m256i here, std::size_t first, std::size_t end) noexcept
       : low(here),
         high(here),
