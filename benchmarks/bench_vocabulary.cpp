@@ -5,9 +5,10 @@
 // along the last axis, contiguous lines; a0: along the first axis, rows of running
 // values); V2d is V2 of doubles; V1w3 / V2w3 run cummax down 3 narrow columns of the same
 // elements (V1w3ip in place), V2dw3 / V2dw5 / V2dw7 and V2w13 down 3, 5 and 7 columns of
-// doubles and 13 of floats, V1l1 / V1l4 / V1l16 along packed lines of 1, 4 and 16 elements. Like the case table's rows, every buffer (inputs, outputs, memcpy's) is a
-// std::vector, what users have (glibc places a large one 16 bytes past a 64-byte boundary);
-// the "@aligned" rows repeat each row on 64-byte aligned buffers.
+// doubles and 13 of floats, V1l1 / V1l4 / V1l16 along packed lines of 1, 4 and 16 elements.
+// Like the case table's rows, every buffer (inputs, outputs, memcpy's) is a std::vector,
+// what users have (glibc places a large one 16 bytes past a 64-byte boundary); the
+// "@aligned" rows repeat each row on 64-byte aligned buffers.
 // Every tally call is checked once against a plain sequential loop before it is timed
 // (on outputs filled with NaN first, so an unwritten element fails).
 // Where the build found libtorch (TALLY_BENCH_HAVE_TORCH, benchmarks/CMakeLists.txt), the
@@ -313,15 +314,16 @@ void register_axis(int axis, bool aligned) {
       const tally::tensor_view<const T> in_c(in_data, {rows, c});
       const tally::tensor_view<T> y_c(out_data, {rows, c});
       const tally::tensor_view<std::int64_t> idx_c(index.get(), {rows, c});
-      add(name + std::to_string(c) + a, aligned, rows * c * (sizeof(T) + 8), [=] { tally::cummax(in_c, y_c, idx_c, 0); },
-          [=] {
-            bool ok = true;
-            for (std::size_t j = 0; j < c; ++j)
-              ok = ok && cummax_mismatch(in_data + j, out_data + j, index.get() + j, rows, c) == rows;
-            return ok;
-          }, peer{});
+      const std::size_t bytes = rows * c * (sizeof(T) + 8);  // values and int64 indices
+      add(name + std::to_string(c) + a, aligned, bytes, [=] { tally::cummax(in_c, y_c, idx_c, 0); }, [=] {
+        bool ok = true;
+        for (std::size_t j = 0; j < c; ++j)
+          ok = ok && cummax_mismatch(in_data + j, out_data + j, index.get() + j, rows, c) == rows;
+        return ok;
+      }, peer{});
     };
-    for (const std::size_t c : {std::size_t{3}, std::size_t{5}, std::size_t{7}}) add_columns("V2dw", x64, wide.get(), c);
+    for (const std::size_t c : {std::size_t{3}, std::size_t{5}, std::size_t{7}})
+      add_columns("V2dw", x64, wide.get(), c);
     add_columns("V2w", x, out.get(), 13);
     // V1w3ip: V1w3 in place (the output, holding the input, is its own input). cummax of a
     // running maximum is itself, so every timed run reads what the checked run wrote.

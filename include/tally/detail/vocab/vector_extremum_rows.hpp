@@ -358,8 +358,8 @@ struct narrow_indices<double, Max> {
 /// Float or double values with indices across a tile, row by row: whole vectors of lines
 /// through index_row_step, the lines past the last one (fewer than a vector holds) as a
 /// narrow tile's row goes (narrow_indices: a masked load, plain stores of the lanes, the
-/// running values and indices in registers), where the scalar combine took 1.5x the time of
-/// a memcpy (double [N, 5..7], float [N, 9..15]).
+/// running values and indices in registers), where the scalar combine took about 1.4x the
+/// time of a memcpy (double [N, 5..7], float [N, 9..15]).
 template <class T, bool Max>
 TALLY_TARGET_AVX2 void extremum_index_rows_avx2(const row_tile<T, T>& t) {
   constexpr std::size_t width = 32 / sizeof(T);
