@@ -95,7 +95,7 @@ struct extremum_lanes_avx2 {
   TALLY_TARGET_AVX2 static void step(typename running_values::lanes_type r, std::size_t j, const T* in, T* out,
                                      const std::uint8_t*, bool stream) {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      using lanes = lanes_of<T>;
+      using lanes = avx2_lanes_of<T>;
       const ymm_of<T> y = keep_extremum<Max>(lanes::load(r.value + j), lanes::load(in));
       lanes::store(r.value + j, y);
       stream ? lanes::stream(out, y) : lanes::store(out, y);
@@ -372,8 +372,12 @@ TALLY_TARGET_AVX2 void extremum_index_rows_avx2(const row_tile<T, T>& t) {
   const std::int64_t first = t.decreasing ? last : 0;
   const std::size_t whole = t.count - t.count % width, left = t.count - whole;
   for (std::size_t j = 0; j < t.count; ++j) {  // a line starts from its first element
-    out[j] = running[j] = in[j];
-    index[j] = at[j] = first;
+    out[j] = in[j];
+    index[j] = first;
+  }
+  for (std::size_t j = 0; j < whole; ++j) {  // the lines past `whole` run in registers
+    running[j] = in[j];
+    at[j] = first;
   }
   const __m256i left_lanes = avx2_row_mask<T>((1u << left) - 1);
   const avx2_lane_store store_left(0, left * sizeof(T));
@@ -425,8 +429,8 @@ TALLY_TARGET_AVX2 void extremum_index_narrow_rows_avx2(const row_tile<T, T>& t) 
     index += index_row;
     here = _mm256_add_epi64(here, step);
     if (k < whole_rows) {
-      at.take(lanes_of<T>::load(w.in), here, running);
-      lanes_of<T>::store(w.out, running);
+      at.take(avx2_lanes_of<T>::load(w.in), here, running);
+      avx2_lanes_of<T>::store(w.out, running);
       at.store_whole(index);
     } else {
       at.take(masked_load(w.in, mask), here, running);

@@ -119,15 +119,15 @@ struct ymm_lanes<double> {
   using type = avx2::f64;
 };
 template <class T>
-using lanes_of = typename ymm_lanes<T>::type;
+using avx2_lanes_of = typename ymm_lanes<T>::type;
 template <class T>
-using ymm_of = typename lanes_of<T>::reg;
+using ymm_of = typename avx2_lanes_of<T>::reg;
 
 /// The operator's identity in every lane, -inf for max and +inf for min: it never wins
 /// against a later operand (ties and NaN go to the later one).
 template <bool Max, class T = float>
 TALLY_TARGET_AVX2 inline ymm_of<T> extremum_identity() {
-  return lanes_of<T>::broadcast(Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity());
+  return avx2_lanes_of<T>::broadcast(Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity());
 }
 
 /// Lanes moved up by `Shift`, the identity shifted in.
@@ -299,7 +299,7 @@ template <class T, bool Max, bool Decreasing>
 struct extremum_index_line {
   static constexpr bool is_float = std::is_same_v<T, float>;
   static constexpr std::size_t width = 32 / sizeof(T);
-  using lanes = lanes_of<T>;
+  using lanes = avx2_lanes_of<T>;
   using vector = typename lanes::reg;
 
   const T* in;
