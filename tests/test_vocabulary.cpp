@@ -1000,54 +1000,79 @@ bool extremum_test_is_nan(T x) {
     return (void)x, false;
 }
 
+/// cummax / cummin along packed lines (and mirrored ones, rows upwards, in place, on 1
+/// and 2 threads) against the sequential fold. `indices`: with the index output too, laid
+/// out as the values (the multi-line form takes it) or packed upwards whatever the values
+/// do (the lines go one at a time where that differs).
 template <class T>
-void check_extremum_packed_lines(std::uint64_t seed) {
+void check_extremum_packed_lines(std::uint64_t seed, bool indices = false) {
   rng_t rng(seed);
   std::vector<std::size_t> lengths;
   for (std::size_t n = 1; n <= 40; ++n) lengths.push_back(n);
   for (const std::size_t n : {47, 63, 64, 65, 100, 257}) lengths.push_back(n);
   const T guard = static_cast<T>(9);
+  const std::int64_t index_guard = -7;
   for (const std::size_t n : lengths) {
     const std::size_t rows = 1 + (700 + n) / n;  // at least a few vectors, rarely a whole number of them
     std::vector<T> x(rows * n);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = extremum_test_value<T>(rng, i / n);
     std::vector<T> y(x.size() + 16);
+    std::vector<std::int64_t> at_index(x.size() + 16);
     for (const bool max : {true, false})
       for (const auto direction : {tally::axis_direction::increasing, tally::axis_direction::decreasing})
         for (const int strides : {0, 1, 2, 3})
           for (const bool in_place : {false, true})
-            for (const unsigned threads : {1u, 2u}) {
-              const bool down = direction == tally::axis_direction::decreasing;
-              const bool mirrored = strides & 1;      // lines with stride -1
-              const bool rows_upwards = strides & 2;  // the first line last in memory
-              INFO("n " << n << " max " << max << " decreasing " << down << " mirrored " << mirrored
-                        << " rows upwards " << rows_upwards << " in place " << in_place << " threads " << threads);
-              std::fill(y.begin(), y.end(), guard);
-              if (in_place) std::copy(x.begin(), x.end(), y.begin());
-              const std::ptrdiff_t step = mirrored ? -1 : 1, first = mirrored ? static_cast<std::ptrdiff_t>(n) - 1 : 0;
-              const std::ptrdiff_t row = rows_upwards ? -static_cast<std::ptrdiff_t>(n) : static_cast<std::ptrdiff_t>(n);
-              const std::ptrdiff_t origin = first + (rows_upwards ? static_cast<std::ptrdiff_t>((rows - 1) * n) : 0);
-              const tensor_view<const T> in((in_place ? y.data() : x.data()) + origin, {rows, n}, {row, step});
-              const tensor_view<T> out(y.data() + origin, {rows, n}, {row, step});
-              const scan_options o(direction, false, threads);
-              max ? tally::cummax<T>(in, out, 1, o) : tally::cummin<T>(in, out, 1, o);
-              std::size_t bad = 0;
-              for (std::size_t r = 0; r < rows; ++r) {
-                T m{};
-                for (std::size_t s = 0; s < n; ++s) {
-                  const std::size_t k = down ? n - 1 - s : s;  // the logical position
-                  const auto at = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(r * n) + first +
-                                                           step * static_cast<std::ptrdiff_t>(k));
-                  const T e = x[at];
-                  if (s == 0 ||
-                      (!extremum_test_is_nan(m) && (extremum_test_is_nan(e) || (max ? e >= m : e <= m))))
-                    m = e;
-                  bad += std::memcmp(&y[at], &m, sizeof m) != 0;
+            for (const unsigned threads : {1u, 2u})
+              for (const int index_layout : {0, 1, 2}) {  // none, as the values, packed upwards
+                if ((index_layout != 0) != indices) continue;
+                const bool down = direction == tally::axis_direction::decreasing;
+                const bool mirrored = strides & 1;      // lines with stride -1
+                const bool rows_upwards = strides & 2;  // the first line last in memory
+                INFO("n " << n << " max " << max << " decreasing " << down << " mirrored " << mirrored
+                          << " rows upwards " << rows_upwards << " in place " << in_place << " threads " << threads
+                          << " index layout " << index_layout);
+                std::fill(y.begin(), y.end(), guard);
+                std::fill(at_index.begin(), at_index.end(), index_guard);
+                if (in_place) std::copy(x.begin(), x.end(), y.begin());
+                const auto length = static_cast<std::ptrdiff_t>(n);
+                const std::ptrdiff_t step = mirrored ? -1 : 1, first = mirrored ? length - 1 : 0;
+                const std::ptrdiff_t row = rows_upwards ? -length : length;
+                const std::ptrdiff_t origin = first + (rows_upwards ? static_cast<std::ptrdiff_t>((rows - 1) * n) : 0);
+                const tensor_view<const T> in((in_place ? y.data() : x.data()) + origin, {rows, n}, {row, step});
+                const tensor_view<T> out(y.data() + origin, {rows, n}, {row, step});
+                const scan_options o(direction, false, threads);
+                if (index_layout == 0) {
+                  max ? tally::cummax<T>(in, out, 1, o) : tally::cummin<T>(in, out, 1, o);
+                } else {
+                  const tensor_view<std::int64_t> index =
+                      index_layout == 1 ? tensor_view<std::int64_t>(at_index.data() + origin, {rows, n}, {row, step})
+                                        : tensor_view<std::int64_t>(at_index.data(), {rows, n});
+                  max ? tally::cummax<T>(in, out, index, 1, o) : tally::cummin<T>(in, out, index, 1, o);
                 }
+                std::size_t bad = 0, bad_index = 0;
+                for (std::size_t r = 0; r < rows; ++r) {
+                  T m{};
+                  std::int64_t m_at = -1;
+                  for (std::size_t s = 0; s < n; ++s) {
+                    const std::size_t k = down ? n - 1 - s : s;  // the logical position
+                    const auto at = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(r * n) + first +
+                                                             step * static_cast<std::ptrdiff_t>(k));
+                    const T e = x[at];
+                    if (s == 0 ||
+                        (!extremum_test_is_nan(m) && (extremum_test_is_nan(e) || (max ? e >= m : e <= m)))) {
+                      m = e;
+                      m_at = static_cast<std::int64_t>(k);
+                    }
+                    bad += std::memcmp(&y[at], &m, sizeof m) != 0;
+                    const std::size_t logical_row = rows_upwards ? rows - 1 - r : r;
+                    if (index_layout != 0) bad_index += at_index[index_layout == 1 ? at : logical_row * n + k] != m_at;
+                  }
+                }
+                CHECK(bad == 0);
+                CHECK(bad_index == 0);
+                CHECK(y[rows * n] == guard);  // nothing written past the output
+                CHECK(at_index[rows * n] == index_guard);
               }
-              CHECK(bad == 0);
-              CHECK(y[rows * n] == guard);  // nothing written past the output
-            }
   }
 }
 
@@ -1059,6 +1084,11 @@ TEST_CASE("cummax / cummin values along packed lines of every length (one stream
   check_extremum_packed_lines<std::int64_t>(43);
   check_extremum_packed_lines<std::uint64_t>(44);
   check_extremum_packed_lines<std::int16_t>(45);  // (no vector form: the engine's loops)
+}
+
+TEST_CASE("cummax / cummin with indices along packed lines of every length (float: one stream): the sequential fold") {
+  check_extremum_packed_lines<float>(46, true);
+  check_extremum_packed_lines<double>(47, true);  // (lines one at a time: the line form or the engine's loops)
 }
 
 TEST_CASE("complex and bfloat16 cumsum and cumprod") {

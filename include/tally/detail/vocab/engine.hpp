@@ -304,6 +304,14 @@ inline constexpr bool multi_line_form<Op, std::void_t<decltype(vector_line<Op>::
     std::declval<const line_span<typename Op::in_type, typename Op::out_type>&>(), std::size_t{}, std::ptrdiff_t{},
     std::ptrdiff_t{}))>> = true;
 
+/// Whether the operator's multi-line form takes the index output (laid out as the values'
+/// output): declared by the line form as `static constexpr bool takes_indices = true;`.
+template <class Op, class = void>
+inline constexpr bool multi_line_indices = false;
+template <class Op>
+inline constexpr bool multi_line_indices<Op, std::void_t<decltype(vector_line<Op>::takes_indices)>> =
+    vector_line<Op>::takes_indices;
+
 /// Whether the operator's multi-line form also takes lines long enough to stream, and
 /// streams any lines itself where `first.stream` says (a large output; else long lines go
 /// one at a time, to the line form's streamed stores): declared by the line form as
@@ -342,7 +350,7 @@ inline constexpr bool gathers_short_lines<Op, std::void_t<decltype(vector_rows<O
 template <class Op>
 std::size_t line_form_length(std::size_t lines, bool multi_line, bool packed, bool has_index, bool has_resets) noexcept {
   if constexpr (multi_line_form<Op>)
-    if (lines > 1 && multi_line && !has_index && !has_resets)
+    if (lines > 1 && multi_line && (!has_index || multi_line_indices<Op>) && !has_resets)
       if (const std::size_t from = vector_line<Op>::shortest_line(packed); from != 0) return from;
   const bool gathered = (resumable_rows<Op> || gathers_short_lines<Op>) && std::is_same_v<typename Op::in_type, float> &&
                         std::is_same_v<typename Op::out_type, float> && !has_index && !has_resets && lines > 1;
@@ -450,12 +458,14 @@ std::size_t scan_line_run(const layout& l, const pointers<Op>& p, const nd_walke
     const pointers<Op> q = moved(p, w.offset);
     const std::ptrdiff_t si = l.axis[in_slot];
     const bool streamed = l.stream && l.length * sizeof(typename Op::out_type) >= tuning::stream_line_bytes;
-    if (w.dims > 0 && !l.exclusive && !l.include_initial && !l.has_resets && !q.index && !q.starts && !q.ends &&
+    const std::size_t d = w.dims > 0 ? w.dims - 1 : 0;  // the dimension the lines follow one another in
+    const bool index_as_out = !q.index || (multi_line_indices<Op> && l.axis[index_slot] == si &&
+                                           w.strides[index_slot][d] == w.strides[out_slot][d]);
+    if (w.dims > 0 && !l.exclusive && !l.include_initial && !l.has_resets && index_as_out && !q.starts && !q.ends &&
         l.length > 0 && (!streamed || streams_lines<Op>) && along_memory(l)) {
-      const std::size_t d = w.dims - 1;
       const std::size_t count = (std::min)(limit, downwards ? w.index[d] + 1 : w.extents[d] - w.index[d]);
       const std::ptrdiff_t sign = downwards ? -1 : 1;
-      const line_span<typename Op::in_type, typename Op::out_type> first{q.in, q.out, nullptr, nullptr, l.length,
+      const line_span<typename Op::in_type, typename Op::out_type> first{q.in, q.out, nullptr, q.index, l.length,
                                                                          si < 0, l.decreasing, streams_lines<Op> && l.stream};
       if (count > 1 &&
           vector_line<Op>::scan_lines(first, count, sign * w.strides[in_slot][d], sign * w.strides[out_slot][d]))
@@ -873,10 +883,13 @@ std::size_t tile_dim_of(const layout& l) noexcept {
     // (a line form's grouping) it keeps.
     // (Lines with carries out take the line form one at a time, in the same arithmetic: a
     // carry_out must not change the outputs.)
-    const bool multi_line = !l.exclusive && !l.include_initial && !l.has_starts && along_memory(l);
+    // (Indices, where wanted, laid out as the output: what a multi-line form takes.)
+    const bool multi_line = !l.exclusive && !l.include_initial && !l.has_starts && along_memory(l) &&
+                            (!l.has_index || l.axis[index_slot] == l.axis[out_slot]);
     const std::size_t last = l.outer_rank - 1;  // the innermost of the dimensions walked, if not tiled
     const bool packed = l.outer_rank > 0 && l.strides[in_slot][last] == l.strides[out_slot][last] &&
-                        magnitude(l.strides[in_slot][last]) == l.length;
+                        magnitude(l.strides[in_slot][last]) == l.length &&
+                        (!l.has_index || l.strides[index_slot][last] == l.strides[out_slot][last]);
     const bool short_lines =
         l.length < line_form_length<Op>(l.lines(), multi_line, packed, l.has_index, l.has_resets) && !l.has_starts;
     const auto along = short_lines ? (std::numeric_limits<std::uint64_t>::max)() : magnitude(l.axis[in_slot]);
