@@ -5,7 +5,8 @@
 // along the last axis, contiguous lines; a0: along the first axis, rows of running
 // values); V2d is V2 of doubles; V1w3 / V2w3 run cummax down 3 narrow columns of the same
 // elements (V1w3ip in place), V2dw3 / V2dw5 / V2dw7 and V2w13 down 3, 5 and 7 columns of
-// doubles and 13 of floats, V1l1 / V1l4 / V1l16 along packed lines of 1, 4 and 16 elements.
+// doubles and 13 of floats, V1l1 / V1l4 / V1l16 along packed lines of 1, 4 and 16 elements,
+// V2l2 / V2l4 / V2l9 / V2l16 with indices along packed lines of 2, 4, 9 and 16.
 // Like the case table's rows, every buffer (inputs, outputs, memcpy's) is a std::vector,
 // what users have (glibc places a large one 16 bytes past a 64-byte boundary); the
 // "@aligned" rows repeat each row on 64-byte aligned buffers.
@@ -351,6 +352,21 @@ void register_axis(int axis, bool aligned) {
       };
       add("V1l" + std::to_string(length) + a, aligned, lines * length * 4, [=] { tally::cummax(in_l, y_l, 1); },
           check_lines, peer{});
+    }
+    // V2l<L>: V2 along packed lines of 2, 4, 9 and 16 (the indices travel in the stream).
+    for (const std::size_t length : {std::size_t{2}, std::size_t{4}, std::size_t{9}, std::size_t{16}}) {
+      const std::size_t lines = count / length;
+      const tally::tensor_view<const float> in_l(x, {lines, length});
+      const tally::tensor_view<float> y_l(out.get(), {lines, length});
+      const tally::tensor_view<std::int64_t> idx_l(index.get(), {lines, length});
+      const auto check_lines = [=] {
+        bool ok = true;
+        for (std::size_t s = 0; s < lines * length; s += length)
+          ok = ok && cummax_mismatch(x + s, out.get() + s, index.get() + s, length, 1) == length;
+        return ok;
+      };
+      add("V2l" + std::to_string(length) + a, aligned, lines * length * 12,
+          [=] { tally::cummax(in_l, y_l, idx_l, 1); }, check_lines, peer{});
     }
   }
   // V3: logcumsumexp; V3f with scan_accuracy::fast (float's exp and log: 4 ulp of float at
