@@ -1,7 +1,8 @@
 // cummax / cummin of lines packed one after the other (AVX-512: float, double, 32- and
-// 64-bit integers; AVX2: float): the region is scanned as one stream of vectors, each a segmented in-register scan whose lane
-// masks say where the lines start, then a combine with the running value (the last lane of
-// the vector before) in the lanes whose line started before the vector. A line costs no
+// 64-bit integers, and float with indices; AVX2: float): the region is scanned as one
+// stream of vectors, each a segmented in-register scan whose lane masks say where the lines
+// start, then a combine with the running value (the last lane of the vector before) in the
+// lanes whose line started before the vector. A line costs no
 // call and no setup of its own, whatever its length. The operator keeps the sequential
 // fold's bits in any grouping (vector_lines.hpp): it is associative and always returns one
 // of its operands.
@@ -239,6 +240,22 @@ TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE void extremum_stream_pair(typename Z::re
   running = Z::permute(last, b);
 }
 
+/// The last `count` elements in scan order of a stream of `total`, fewer than two vectors
+/// of W, staged as a pair of vectors (`vector(0)` the first in scan order) that they fill
+/// from its first lane in scan order; the other lanes hold zeros and are not copied back.
+/// In memory they are the stream's highest addresses, or its lowest (`Reverse`: the stream
+/// runs downwards).
+template <class T, std::size_t W, bool Reverse>
+struct staged_pair {
+  alignas(64) T lanes[2 * W] = {};
+  std::size_t rest, first, offset;  // how many; where in `lanes`; where in the stream
+  staged_pair(std::size_t total, std::size_t count)
+      : rest(count), first(Reverse ? 2 * W - count : 0), offset(Reverse ? 0 : total - count) {}
+  T* vector(std::size_t k) { return lanes + (Reverse ? W - W * k : W * k); }
+  void load(const T* stream) { std::copy(stream + offset, stream + offset + rest, lanes + first); }
+  void store(T* stream) const { std::copy(lanes + first, lanes + first + rest, stream + offset); }
+};
+
 /// `total` elements from `in` (lowest address) to `out`: lines of n one after the other,
 /// each scanned upwards, or downwards (`Reverse`: the stream runs from the highest
 /// address, each vector's lanes reversed). In place allowed: each vector is loaded before
@@ -271,23 +288,19 @@ TALLY_TARGET_AVX512 void extremum_packed_lines_avx512(const T* in, T* out, std::
     Z::store(out + at(j), a);
     Z::store(out + at(j + 1), b);
   }
-  // A last whole vector, and the elements after it in scan order (the lowest addresses
-  // when Reverse), fewer than a vector: staged, as the pair's first vector in scan order
-  // (the second one's lanes are not written).
-  const std::size_t rest = total - W * j;
-  if (rest == 0) return;
-  alignas(64) T staged[2 * W] = {};
-  const std::size_t first_lane = Reverse ? 2 * W - rest : 0;
-  const T* const from = Reverse ? in : in + W * j;
-  std::copy(from, from + rest, staged + first_lane);
-  reg a = Z::load(staged + (Reverse ? W : 0)), b = Z::load(staged + (Reverse ? 0 : W));
+  // A last whole vector, and the elements after it in scan order, fewer than a vector:
+  // staged as a pair (the second vector's lanes past the elements are not written).
+  if (total == W * j) return;
+  staged_pair<T, W, Reverse> staged(total, total - W * j);
+  staged.load(in);
+  reg a = Z::load(staged.vector(0)), b = Z::load(staged.vector(1));
   if (Reverse) a = Z::permute(reversed, a), b = Z::permute(reversed, b);
   const line_lanes &ma = lanes.table()[lanes.next()], &mb = lanes.table()[lanes.next()];
   extremum_stream_pair<Z, Max, true>(a, b, running, ma, mb, n);
   if (Reverse) a = Z::permute(reversed, a), b = Z::permute(reversed, b);
-  Z::store(staged + (Reverse ? W : 0), a);
-  Z::store(staged + (Reverse ? 0 : W), b);
-  std::copy(staged + first_lane, staged + first_lane + rest, Reverse ? out : out + W * j);
+  Z::store(staged.vector(0), a);
+  Z::store(staged.vector(1), b);
+  staged.store(out);
 }
 
 /// Where the 16 float lanes of a stream vector lie in their lines of n (scan order, 0 at
@@ -332,7 +345,7 @@ TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE void indexed_segmented_step(__m512& x, _
   const auto lanes =
       static_cast<__mmask16>(_mm512_cmpge_epu32_mask(position, _mm512_set1_epi32(S)) & (0xffffu << S));
   indexed_extremum_into<Max, MayHoldNaN>(x, reached, lanes, extremum_zmm<float>::rotate<S>(x),
-                                         _mm512_alignr_epi32(reached, reached, 16 - S));
+                                         extremum_zmm<std::int32_t>::rotate<S>(reached));
 }
 
 /// extremum_segmented_scan with positions (`reached`: the lanes' own positions on entry).
@@ -357,20 +370,21 @@ TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE void indexed_stream_pair(__m512& a, __m5
   // A lane whose position exceeds its lane number belongs to a line started before the vector.
   const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __mmask16 carried_a = _mm512_cmpgt_epu32_mask(pa, lane), carried_b = _mm512_cmpgt_epu32_mask(pb, lane);
-  indexed_extremum_into<Max, MayHoldNaN>(b, rb, carried_b, _mm512_permutexvar_ps(last, a),
-                                         _mm512_permutexvar_epi32(last, ra));
+  indexed_extremum_into<Max, MayHoldNaN>(b, rb, carried_b, extremum_zmm<float>::permute(last, a),
+                                         extremum_zmm<std::int32_t>::permute(last, ra));
   indexed_extremum_into<Max, MayHoldNaN>(a, ra, carried_a, running, running_at);
   indexed_extremum_into<Max, MayHoldNaN>(b, rb, static_cast<__mmask16>(carried_a == 0xffff ? carried_b : 0), running,
                                          running_at);
-  running = _mm512_permutexvar_ps(last, b);
-  running_at = _mm512_permutexvar_epi32(last, rb);
+  running = extremum_zmm<float>::permute(last, b);
+  running_at = extremum_zmm<std::int32_t>::permute(last, rb);
 }
 
 /// Stores 16 lanes' indices: positions along the axis (n - 1 - position where `flip` holds
-/// n - 1, decreasing lines; `flip` 0: the position), widened to 64 bits, in memory order.
+/// n - 1, decreasing lines; `flip` 0: the position), widened to 64 bits, in memory order
+/// (`reversed`: the permutation that reverses 16 lanes).
 template <bool Reverse>
-TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE void store_indices16(std::int64_t* index, __m512i reached, __m512i flip) {
-  const __m512i reversed = _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE void store_indices16(std::int64_t* index, __m512i reached, __m512i flip,
+                                                             __m512i reversed) {
   __m512i at = _mm512_abs_epi32(_mm512_sub_epi32(flip, reached));
   if (Reverse) at = _mm512_permutexvar_epi32(reversed, at);
   _mm512_storeu_si512(index, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(at)));
@@ -386,6 +400,7 @@ TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE void store_indices16(std::int64_t* index
 template <bool Max, bool Reverse>
 TALLY_TARGET_AVX512 void extremum_index_packed_lines_avx512(const float* in, float* out, std::int64_t* index,
                                                             std::size_t n, std::size_t total, bool decreasing) {
+  using Z = extremum_zmm<float>;
   const __m512i reversed = _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m512i flip = _mm512_set1_epi32(decreasing ? static_cast<int>(n - 1) : 0);
   packed_line_positions positions(n);
@@ -396,38 +411,35 @@ TALLY_TARGET_AVX512 void extremum_index_packed_lines_avx512(const float* in, flo
   const std::size_t vectors = total / 16;
   std::size_t j = 0;
   for (; j + 2 <= vectors; j += 2) {
-    __m512 a = _mm512_loadu_ps(in + at(j)), b = _mm512_loadu_ps(in + at(j + 1));
-    if (Reverse) a = _mm512_permutexvar_ps(reversed, a), b = _mm512_permutexvar_ps(reversed, b);
+    __m512 a = Z::load(in + at(j)), b = Z::load(in + at(j + 1));
+    if (Reverse) a = Z::permute(reversed, a), b = Z::permute(reversed, b);
     __m512i ra = positions.next(), rb = positions.next();
-    if ((_mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(running, running, _CMP_UNORD_Q)) == 0)
+    if ((Z::unordered(a, b) | Z::unordered(running, running)) == 0)
       indexed_stream_pair<Max, false>(a, ra, b, rb, running, running_at, n);
     else
       indexed_stream_pair<Max, true>(a, ra, b, rb, running, running_at, n);
-    if (Reverse) a = _mm512_permutexvar_ps(reversed, a), b = _mm512_permutexvar_ps(reversed, b);
-    _mm512_storeu_ps(out + at(j), a);
-    _mm512_storeu_ps(out + at(j + 1), b);
-    store_indices16<Reverse>(index + at(j), ra, flip);
-    store_indices16<Reverse>(index + at(j + 1), rb, flip);
+    if (Reverse) a = Z::permute(reversed, a), b = Z::permute(reversed, b);
+    Z::store(out + at(j), a);
+    Z::store(out + at(j + 1), b);
+    store_indices16<Reverse>(index + at(j), ra, flip, reversed);
+    store_indices16<Reverse>(index + at(j + 1), rb, flip, reversed);
   }
   // The rest, fewer than two vectors, staged as extremum_packed_lines_avx512 stages it.
-  const std::size_t rest = total - 16 * j;
-  if (rest == 0) return;
-  alignas(64) float staged[32] = {};
-  alignas(64) std::int64_t staged_index[32];
-  const std::size_t first_lane = Reverse ? 32 - rest : 0;
-  const float* const from = Reverse ? in : in + 16 * j;
-  std::copy(from, from + rest, staged + first_lane);
-  __m512 a = _mm512_load_ps(staged + (Reverse ? 16 : 0)), b = _mm512_load_ps(staged + (Reverse ? 0 : 16));
-  if (Reverse) a = _mm512_permutexvar_ps(reversed, a), b = _mm512_permutexvar_ps(reversed, b);
+  if (total == 16 * j) return;
+  staged_pair<float, 16, Reverse> staged(total, total - 16 * j);
+  staged_pair<std::int64_t, 16, Reverse> staged_index(total, total - 16 * j);
+  staged.load(in);
+  __m512 a = Z::load(staged.vector(0)), b = Z::load(staged.vector(1));
+  if (Reverse) a = Z::permute(reversed, a), b = Z::permute(reversed, b);
   __m512i ra = positions.next(), rb = positions.next();
   indexed_stream_pair<Max, true>(a, ra, b, rb, running, running_at, n);
-  if (Reverse) a = _mm512_permutexvar_ps(reversed, a), b = _mm512_permutexvar_ps(reversed, b);
-  _mm512_store_ps(staged + (Reverse ? 16 : 0), a);
-  _mm512_store_ps(staged + (Reverse ? 0 : 16), b);
-  store_indices16<Reverse>(staged_index + (Reverse ? 16 : 0), ra, flip);
-  store_indices16<Reverse>(staged_index + (Reverse ? 0 : 16), rb, flip);
-  std::copy(staged + first_lane, staged + first_lane + rest, Reverse ? out : out + 16 * j);
-  std::copy(staged_index + first_lane, staged_index + first_lane + rest, Reverse ? index : index + 16 * j);
+  if (Reverse) a = Z::permute(reversed, a), b = Z::permute(reversed, b);
+  Z::store(staged.vector(0), a);
+  Z::store(staged.vector(1), b);
+  store_indices16<Reverse>(staged_index.vector(0), ra, flip, reversed);
+  store_indices16<Reverse>(staged_index.vector(1), rb, flip, reversed);
+  staged.store(out);
+  staged_index.store(index);
 }
 
 /// The AVX2 form: 8 lanes, the masks as vectors (all ones in the lanes in the mask) and
@@ -506,20 +518,17 @@ TALLY_TARGET_AVX2 void extremum_packed_lines_avx2(const float* in, float* out, s
     _mm256_storeu_ps(out + at(j), a);
     _mm256_storeu_ps(out + at(j + 1), b);
   }
-  const std::size_t rest = total - 8 * j;
-  if (rest == 0) return;
-  alignas(32) float staged[16] = {};
-  const std::size_t first_lane = Reverse ? 16 - rest : 0;
-  const float* const from = Reverse ? in : in + 8 * j;
-  std::copy(from, from + rest, staged + first_lane);
-  __m256 a = _mm256_load_ps(staged + (Reverse ? 8 : 0)), b = _mm256_load_ps(staged + (Reverse ? 0 : 8));
+  if (total == 8 * j) return;
+  staged_pair<float, 8, Reverse> staged(total, total - 8 * j);
+  staged.load(in);
+  __m256 a = _mm256_load_ps(staged.vector(0)), b = _mm256_load_ps(staged.vector(1));
   if (Reverse) a = _mm256_permutevar8x32_ps(a, reversed), b = _mm256_permutevar8x32_ps(b, reversed);
   const line_lanes_avx2 &ma = masks[lanes.next()], &mb = masks[lanes.next()];
   extremum_stream_pair_avx2<Max, true>(a, b, running, ma, mb, n);
   if (Reverse) a = _mm256_permutevar8x32_ps(a, reversed), b = _mm256_permutevar8x32_ps(b, reversed);
-  _mm256_store_ps(staged + (Reverse ? 8 : 0), a);
-  _mm256_store_ps(staged + (Reverse ? 0 : 8), b);
-  std::copy(staged + first_lane, staged + first_lane + rest, Reverse ? out : out + 8 * j);
+  _mm256_store_ps(staged.vector(0), a);
+  _mm256_store_ps(staged.vector(1), b);
+  staged.store(out);
 }
 
 TALLY_SIMD_WARNINGS_END

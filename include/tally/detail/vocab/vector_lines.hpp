@@ -409,9 +409,9 @@ TALLY_TARGET_AVX2 inline void extremum_index_line_avx2(const T* in, T* out, std:
 
 TALLY_SIMD_WARNINGS_END
 
-/// cummax / cummin with indices of float and double.
+/// cummax / cummin with indices of float and double, one line a call.
 template <class T, bool Max>
-struct vector_line<extremum_op<T, Max, true>, std::enable_if_t<std::is_same_v<T, float> || std::is_same_v<T, double>>> {
+struct extremum_index_line_form {
   static constexpr bool exists = true;
   /// The shortest lines it takes: lines of 16 to 32 doubles took up to 8 ns (10%-15%)
   /// longer than the scalar combine in a scratch timing (one call on a 1-D tensor), lines
@@ -430,28 +430,34 @@ struct vector_line<extremum_op<T, Max, true>, std::enable_if_t<std::is_same_v<T,
                  : extremum_index_line_avx2<T, Max, false>(l.in, l.out, l.index, l.n, first);
     return true;
   }
+};
+
+/// Double: one line a call (no multi-line form, so the engine asks for none).
+template <bool Max>
+struct vector_line<extremum_op<double, Max, true>> : extremum_index_line_form<double, Max> {};
+
+/// Float: packed lines in one call with AVX-512 too.
+template <bool Max>
+struct vector_line<extremum_op<float, Max, true>> : extremum_index_line_form<float, Max> {
   /// The multi-line form takes the index output too, laid out as the values' output.
   static constexpr bool takes_indices = true;
-  /// Packed float lines of any length go in one call with AVX-512 (scan_lines).
+  /// Packed lines of any length go in one call with AVX-512 (scan_lines).
   static std::size_t shortest_line(bool packed) noexcept {
-    return std::is_same_v<T, float> && packed && active_target() == simd_variant::avx512 ? 1 : 0;
+    return packed && active_target() == simd_variant::avx512 ? 1 : 0;
   }
-  /// `count` packed float lines like `first` (their indices laid out as their values, the
-  /// steps those of the output) in one stream: extremum_index_packed_lines_avx512.
-  static bool scan_lines(const line_span<T, T>& first, std::size_t count, std::ptrdiff_t in_step,
+  /// `count` packed lines like `first` (their indices laid out as their values, the steps
+  /// those of the output) in one stream: extremum_index_packed_lines_avx512.
+  static bool scan_lines(const line_span<float, float>& first, std::size_t count, std::ptrdiff_t in_step,
                          std::ptrdiff_t out_step) noexcept {
     const auto length = static_cast<std::ptrdiff_t>(first.n);
-    if (!std::is_same_v<T, float> || active_target() != simd_variant::avx512 || first.n == 0 ||
-        first.n > 0x7fffffff || first.resets || !first.index || in_step != out_step ||
-        (in_step != length && in_step != -length))
+    if (active_target() != simd_variant::avx512 || first.n == 0 || first.n > 0x7fffffff || first.resets ||
+        !first.index || in_step != out_step || (in_step != length && in_step != -length))
       return false;
-    if constexpr (std::is_same_v<T, float>) {
-      const std::ptrdiff_t low =  // the region's lowest address (see the values' form)
-          (in_step < 0 ? static_cast<std::ptrdiff_t>(count - 1) * in_step : 0) - (first.reverse ? length - 1 : 0);
-      const auto lines = first.reverse ? &extremum_index_packed_lines_avx512<Max, true>
-                                       : &extremum_index_packed_lines_avx512<Max, false>;
-      lines(first.in + low, first.out + low, first.index + low, first.n, first.n * count, first.decreasing);
-    }
+    const std::ptrdiff_t low =  // the region's lowest address (see the values' form)
+        (in_step < 0 ? static_cast<std::ptrdiff_t>(count - 1) * in_step : 0) - (first.reverse ? length - 1 : 0);
+    const auto lines = first.reverse ? &extremum_index_packed_lines_avx512<Max, true>
+                                     : &extremum_index_packed_lines_avx512<Max, false>;
+    lines(first.in + low, first.out + low, first.index + low, first.n, first.n * count, first.decreasing);
     return true;
   }
 };
