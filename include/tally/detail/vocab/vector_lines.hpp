@@ -441,22 +441,26 @@ template <bool Max>
 struct vector_line<extremum_op<float, Max, true>> : extremum_index_line_form<float, Max> {
   /// The multi-line form takes the index output too, laid out as the values' output.
   static constexpr bool takes_indices = true;
-  /// Packed lines of any length go in one call with AVX-512 (scan_lines).
+  /// Packed lines of any length go in one call (scan_lines).
   static std::size_t shortest_line(bool packed) noexcept {
-    return packed && active_target() == simd_variant::avx512 ? 1 : 0;
+    return packed && active_target() != simd_variant::scalar ? 1 : 0;
   }
   /// `count` packed lines like `first` (their indices laid out as their values, the steps
-  /// those of the output) in one stream: extremum_index_packed_lines_avx512.
+  /// those of the output) in one stream: extremum_index_packed_lines_avx512 / _avx2.
   static bool scan_lines(const line_span<float, float>& first, std::size_t count, std::ptrdiff_t in_step,
                          std::ptrdiff_t out_step) noexcept {
     const auto length = static_cast<std::ptrdiff_t>(first.n);
-    if (active_target() != simd_variant::avx512 || first.n == 0 || first.n > 0x7fffffff || first.resets ||
-        !first.index || in_step != out_step || (in_step != length && in_step != -length))
+    const simd_variant target = active_target();
+    if (target == simd_variant::scalar || first.n == 0 || first.n > 0x7fffffff || first.resets || !first.index ||
+        in_step != out_step || (in_step != length && in_step != -length))
       return false;
     const std::ptrdiff_t low =  // the region's lowest address (see the values' form)
         (in_step < 0 ? static_cast<std::ptrdiff_t>(count - 1) * in_step : 0) - (first.reverse ? length - 1 : 0);
-    const auto lines = first.reverse ? &extremum_index_packed_lines_avx512<Max, true>
-                                     : &extremum_index_packed_lines_avx512<Max, false>;
+    const auto lines = target == simd_variant::avx512
+                           ? (first.reverse ? &extremum_index_packed_lines_avx512<Max, true>
+                                            : &extremum_index_packed_lines_avx512<Max, false>)
+                           : (first.reverse ? &extremum_index_packed_lines_avx2<Max, true>
+                                            : &extremum_index_packed_lines_avx2<Max, false>);
     lines(first.in + low, first.out + low, first.index + low, first.n, first.n * count, first.decreasing);
     return true;
   }
