@@ -1088,7 +1088,7 @@ TEST_CASE("cummax / cummin values along packed lines of every length (one stream
 
 TEST_CASE("cummax / cummin with indices along packed lines of every length (float: one stream): the sequential fold") {
   check_extremum_packed_lines<float>(46, true);
-  check_extremum_packed_lines<double>(47, true);  // (lines one at a time: the line form or the engine's loops)
+  check_extremum_packed_lines<double>(47, true);
 }
 
 TEST_CASE("complex and bfloat16 cumsum and cumprod") {

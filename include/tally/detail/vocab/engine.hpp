@@ -484,9 +484,11 @@ template <class Op>
 void scan_lines(const Op& op, const layout& l, const pointers<Op>& p, nd_walker<slot_count> w, std::size_t begin,
                 std::size_t end) {
   const bool downwards = l.axis[in_slot] < 0 && w.dims > 0;
+  bool runs = false;  // whether this CPU has the multi-line form (every form says 0 where not)
+  if constexpr (multi_line_form<Op>) runs = vector_line<Op>::shortest_line(true) != 0;
   w.start(downwards ? end - 1 : begin);
   for (std::size_t left = end - begin; left > 0;) {
-    const std::size_t run = scan_line_run(l, p, w, left, downwards);
+    const std::size_t run = runs ? scan_line_run(l, p, w, left, downwards) : 0;
     if (run == 0) {
       scan_line(op, l, moved(p, w.offset));
       --left;
