@@ -6,7 +6,8 @@
 // values); V2d is V2 of doubles; V1w3 / V2w3 run cummax down 3 narrow columns of the same
 // elements (V1w3ip in place), V2dw3 / V2dw5 / V2dw7 and V2w13 down 3, 5 and 7 columns of
 // doubles and 13 of floats, V1l1 / V1l4 / V1l16 along packed lines of 1, 4 and 16 elements,
-// V2l2 / V2l4 / V2l9 / V2l16 with indices along packed lines of 2, 4, 9 and 16.
+// V2l2 / V2l4 / V2l9 / V2l16 with indices along packed lines of 2, 4, 9 and 16, V2dl2 /
+// V2dl9 / V2dl32 the same of doubles along lines of 2, 9 and 32.
 // Like the case table's rows, every buffer (inputs, outputs, memcpy's) is a std::vector,
 // what users have (glibc places a large one 16 bytes past a 64-byte boundary); the
 // "@aligned" rows repeat each row on 64-byte aligned buffers.
@@ -353,21 +354,27 @@ void register_axis(int axis, bool aligned) {
       add("V1l" + std::to_string(length) + a, aligned, lines * length * 4, [=] { tally::cummax(in_l, y_l, 1); },
           check_lines, peer{});
     }
-    // V2l<L>: V2 along packed lines of 2, 4, 9 and 16 (the indices travel in the stream).
-    for (const std::size_t length : {std::size_t{2}, std::size_t{4}, std::size_t{9}, std::size_t{16}}) {
+    // V2l<L> / V2dl<L>: V2 of floats / doubles along packed lines of L (the indices travel
+    // in the stream).
+    const auto add_lines = [&](const std::string& name, auto in_data, auto out_data, std::size_t length) {
+      using T = std::remove_const_t<std::remove_pointer_t<decltype(in_data)>>;
       const std::size_t lines = count / length;
-      const tally::tensor_view<const float> in_l(x, {lines, length});
-      const tally::tensor_view<float> y_l(out.get(), {lines, length});
+      const tally::tensor_view<const T> in_l(in_data, {lines, length});
+      const tally::tensor_view<T> y_l(out_data, {lines, length});
       const tally::tensor_view<std::int64_t> idx_l(index.get(), {lines, length});
       const auto check_lines = [=] {
         bool ok = true;
         for (std::size_t s = 0; s < lines * length; s += length)
-          ok = ok && cummax_mismatch(x + s, out.get() + s, index.get() + s, length, 1) == length;
+          ok = ok && cummax_mismatch(in_data + s, out_data + s, index.get() + s, length, 1) == length;
         return ok;
       };
-      add("V2l" + std::to_string(length) + a, aligned, lines * length * 12,
+      add(name + std::to_string(length) + a, aligned, lines * length * (sizeof(T) + 8),
           [=] { tally::cummax(in_l, y_l, idx_l, 1); }, check_lines, peer{});
-    }
+    };
+    for (const std::size_t length : {std::size_t{2}, std::size_t{4}, std::size_t{9}, std::size_t{16}})
+      add_lines("V2l", x, out.get(), length);
+    for (const std::size_t length : {std::size_t{2}, std::size_t{9}, std::size_t{32}})
+      add_lines("V2dl", x64, wide.get(), length);
   }
   // V3: logcumsumexp; V3f with scan_accuracy::fast (float's exp and log: 4 ulp of float at
   // the scale of max(|y|, 1) instead of 2).
