@@ -1086,7 +1086,7 @@ TEST_CASE("cummax / cummin values along packed lines of every length (one stream
   check_extremum_packed_lines<std::int16_t>(45);  // (no vector form: the engine's loops)
 }
 
-TEST_CASE("cummax / cummin with indices along packed lines of every length (float: one stream): the sequential fold") {
+TEST_CASE("cummax / cummin with indices along packed lines of every length (one stream): the sequential fold") {
   check_extremum_packed_lines<float>(46, true);
   check_extremum_packed_lines<double>(47, true);
 }

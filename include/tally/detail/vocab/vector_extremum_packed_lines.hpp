@@ -1,11 +1,11 @@
 // cummax / cummin of lines packed one after the other (AVX-512: float, double, 32- and
-// 64-bit integers, and float with indices; AVX2: float): the region is scanned as one
-// stream of vectors, each a segmented in-register scan whose lane masks say where the lines
-// start, then a combine with the running value (the last lane of the vector before) in the
-// lanes whose line started before the vector. A line costs no
-// call and no setup of its own, whatever its length. The operator keeps the sequential
-// fold's bits in any grouping (vector_lines.hpp): it is associative and always returns one
-// of its operands.
+// 64-bit integers; AVX2: float; with indices, float and double on both): the region is
+// scanned as one stream of vectors, each a segmented in-register scan whose lane masks say
+// where the lines start, then a combine with the running value (the last lane of the
+// vector before) in the lanes whose line started before the vector. A line costs no call
+// and no setup of its own, whatever its length. The operator keeps the sequential fold's
+// bits in any grouping (vector_lines.hpp): it is associative and always returns one of its
+// operands.
 #pragma once
 
 #include <algorithm>
