@@ -312,6 +312,14 @@ template <class Op>
 inline constexpr bool multi_line_indices<Op, std::void_t<decltype(vector_line<Op>::takes_indices)>> =
     vector_line<Op>::takes_indices;
 
+/// The longest lines the multi-line form takes (0 for none; any where the form declares
+/// no `longest_multi_line`): the engine asks once per call, not before each longer line.
+template <class Op, class = void>
+inline constexpr std::size_t longest_multi_line = multi_line_form<Op> ? SIZE_MAX : 0;
+template <class Op>
+inline constexpr std::size_t longest_multi_line<Op, std::void_t<decltype(vector_line<Op>::longest_multi_line)>> =
+    vector_line<Op>::longest_multi_line;
+
 /// Whether the operator's multi-line form also takes lines long enough to stream, and
 /// streams any lines itself where `first.stream` says (a large output; else long lines go
 /// one at a time, to the line form's streamed stores): declared by the line form as
@@ -484,8 +492,11 @@ template <class Op>
 void scan_lines(const Op& op, const layout& l, const pointers<Op>& p, nd_walker<slot_count> w, std::size_t begin,
                 std::size_t end) {
   const bool downwards = l.axis[in_slot] < 0 && w.dims > 0;
-  bool runs = false;  // whether this CPU has the multi-line form (every form says 0 where not)
-  if constexpr (multi_line_form<Op>) runs = vector_line<Op>::shortest_line(true) != 0;
+  // Whether the multi-line form may take these lines: this CPU has one (every form says 0
+  // where not) and they are not too long for it.
+  bool runs = false;
+  if constexpr (multi_line_form<Op>)
+    runs = vector_line<Op>::shortest_line(true) != 0 && l.length <= longest_multi_line<Op>;
   w.start(downwards ? end - 1 : begin);
   for (std::size_t left = end - begin; left > 0;) {
     const std::size_t run = runs ? scan_line_run(l, p, w, left, downwards) : 0;

@@ -76,8 +76,8 @@ std::size_t elements_to_32_bytes(const T* p, std::size_t limit) noexcept {
 /// call: what short lines need) with
 ///   static std::size_t shortest_line(bool packed);
 /// (the shortest lines it takes on this CPU, 0 for none; `packed`: in_step == out_step ==
-/// +-n); one of vector_rows has `max_lines` (the
-/// widest tile it takes) and
+/// +-n) and may have `static constexpr std::size_t longest_multi_line` (the longest it
+/// takes); one of vector_rows has `max_lines` (the widest tile it takes) and
 ///   static bool scan(const row_tile<In, Out>&);
 /// (a whole inclusive tile; false: not done).
 // (The second parameters: for specializations that test Op's types.)
@@ -441,14 +441,14 @@ struct vector_line<extremum_op<T, Max, true>, std::enable_if_t<std::is_same_v<T,
   /// Double lines the line form takes (from 48 elements) go one at a time to it (scan):
   /// in the caches it took 10% (AVX-512) to 35% (AVX2) less time than the stream, 16K
   /// doubles in lines of 48 to 256.
-  static constexpr std::size_t longest_streamed = std::is_same_v<T, float> ? 0x7fffffff : shortest - 1;
+  static constexpr std::size_t longest_multi_line = std::is_same_v<T, float> ? 0x7fffffff : shortest - 1;
   /// `count` packed lines like `first` (their indices laid out as their values, the steps
   /// those of the output) in one stream: extremum_index_packed_lines_avx512 / _avx2.
   static bool scan_lines(const line_span<T, T>& first, std::size_t count, std::ptrdiff_t in_step,
                          std::ptrdiff_t out_step) noexcept {
     const auto length = static_cast<std::ptrdiff_t>(first.n);
     const simd_variant target = active_target();
-    if (!has_multi_line(target) || first.n == 0 || first.n > longest_streamed || first.resets || !first.index ||
+    if (!has_multi_line(target) || first.n == 0 || first.n > longest_multi_line || first.resets || !first.index ||
         in_step != out_step || (in_step != length && in_step != -length))
       return false;
     const std::ptrdiff_t low =  // the region's lowest address (see the values' form)
