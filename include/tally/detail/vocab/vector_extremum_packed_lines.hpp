@@ -323,9 +323,11 @@ struct position_zmm<16> : extremum_zmm_integers<std::int32_t, 16> {
   TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg lane_numbers() {
     return _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   }
-  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg add(reg a, reg b) { return _mm512_add_epi32(a, b); }
-  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg less_where(reg a, __mmask16 lanes, reg b) {
-    return _mm512_mask_sub_epi32(a, lanes, a, b);
+  /// a + b, less n where that reaches n (a, b below n): where it does not, subtracting n
+  /// wraps it above 2^31 (unsigned), so the minimum is the one wanted.
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg add_below(reg a, reg b, reg n) {
+    const reg sum = _mm512_add_epi32(a, b);
+    return _mm512_min_epu32(sum, _mm512_sub_epi32(sum, n));
   }
   TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __mmask16 at_least(reg a, reg b) {
     return _mm512_cmpge_epu32_mask(a, b);
@@ -350,9 +352,9 @@ struct position_zmm<8> : extremum_zmm_integers<std::int64_t, 8> {
   TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg lane_numbers() {
     return _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
   }
-  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg add(reg a, reg b) { return _mm512_add_epi64(a, b); }
-  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg less_where(reg a, __mmask16 lanes, reg b) {
-    return _mm512_mask_sub_epi64(a, static_cast<__mmask8>(lanes), a, b);
+  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static reg add_below(reg a, reg b, reg n) {
+    const reg sum = _mm512_add_epi64(a, b);
+    return _mm512_min_epu64(sum, _mm512_sub_epi64(sum, n));
   }
   TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __mmask16 at_least(reg a, reg b) {
     return _mm512_cmpge_epu64_mask(a, b);
@@ -370,25 +372,31 @@ struct position_zmm<8> : extremum_zmm_integers<std::int64_t, 8> {
   }
 };
 
-/// Where the W lanes of a stream vector lie in their lines of n (scan order, 0 at each
-/// line's first element): the next vector's are these plus W mod n, less n where that
-/// reaches n (both terms are below n), so no table is needed.
+/// Where the W lanes of a stream's first vector lie in their lines of n (scan order, 0 at
+/// each line's first element). Each next vector's are the last one's plus W mod n, less n
+/// where that reaches n (add_below; both terms are below n), so no table is needed.
+template <class Position, std::size_t W>
+struct first_line_positions {
+  alignas(64) Position lane[W];
+  explicit first_line_positions(std::size_t n) noexcept {
+    for (std::size_t i = 0; i < W; ++i) lane[i] = static_cast<Position>(i % n);
+  }
+};
+
+/// The positions of a stream's vectors, one after the other (first_line_positions).
 template <std::size_t W>
 struct packed_line_positions {
   using P = position_zmm<W>;
   typename P::reg at, n, advance;
   TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE explicit packed_line_positions(std::size_t length) {
-    alignas(64) typename P::value first[W];
-    for (std::size_t i = 0; i < W; ++i) first[i] = static_cast<typename P::value>(i % length);
-    at = P::load(first);
+    at = P::load(first_line_positions<typename P::value, W>(length).lane);
     n = P::broadcast(static_cast<typename P::value>(length));
     advance = P::broadcast(static_cast<typename P::value>(W % length));
   }
   /// This vector's positions; moves on to the next vector's.
   TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE typename P::reg next() {
     const typename P::reg here = at;
-    at = P::add(at, advance);
-    at = P::less_where(at, P::at_least(at, n), n);
+    at = P::add_below(at, advance, n);
     return here;
   }
 };
@@ -786,10 +794,8 @@ TALLY_TARGET_AVX2 void extremum_index_packed_lines_avx2(const T* in, T* out, std
   const preg flip = Y::broadcast_position(decreasing ? static_cast<position>(n - 1) : 0);
   const preg length = Y::broadcast_position(static_cast<position>(n));
   const preg advance = Y::broadcast_position(static_cast<position>(W % n));
-  // The lanes' positions in their lines (scan order), as packed_line_positions keeps them.
-  alignas(32) position first[W];
-  for (std::size_t i = 0; i < W; ++i) first[i] = static_cast<position>(i % n);
-  preg positions = _mm256_load_si256(reinterpret_cast<const __m256i*>(first));
+  // The lanes' positions in their lines, as packed_line_positions keeps them.
+  preg positions = _mm256_load_si256(reinterpret_cast<const __m256i*>(first_line_positions<position, W>(n).lane));
   constexpr T inf = std::numeric_limits<T>::infinity();
   reg running = Y::broadcast(Max ? -inf : inf);
   preg running_at = _mm256_setzero_si256();
