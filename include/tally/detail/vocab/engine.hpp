@@ -312,10 +312,10 @@ template <class Op>
 inline constexpr bool multi_line_indices<Op, std::void_t<decltype(vector_line<Op>::takes_indices)>> =
     vector_line<Op>::takes_indices;
 
-/// The longest lines the multi-line form takes (0 for none; any where the form declares
-/// no `longest_multi_line`): the engine asks once per call, not before each longer line.
+/// The longest lines the multi-line form takes (any where it declares no
+/// `longest_multi_line`): the engine asks once per call, not before each longer line.
 template <class Op, class = void>
-inline constexpr std::size_t longest_multi_line = multi_line_form<Op> ? SIZE_MAX : 0;
+inline constexpr std::size_t longest_multi_line = SIZE_MAX;
 template <class Op>
 inline constexpr std::size_t longest_multi_line<Op, std::void_t<decltype(vector_line<Op>::longest_multi_line)>> =
     vector_line<Op>::longest_multi_line;
