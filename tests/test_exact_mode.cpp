@@ -12,6 +12,8 @@
 //    length, both directions, exclusive too, along lines and across rows;
 //  - a small call (the path that skips the engine's planning) gives the bits of the same
 //    scan through the general path;
+//  - an exclusive line along memory is the inclusive one moved one place on, bitwise, on
+//    inputs whose grouping shows (carries, in place and threads too);
 //  - a float32 line's carry_out is its double running value at every length of its last
 //    step, on dyadic inputs where that value is known exactly;
 //  - the default accuracy is exact, and it is what a plain call computes.
@@ -526,6 +528,74 @@ void check_narrow_columns(rng_t& rng, std::size_t w, int variant) {
       INFO("row " << k / row << " column " << k % row << ": " << out[k] << " expected " << expected[k]);
       CHECK(std::memcmp(&out[k], &expected[k], sizeof(T)) == 0);
       break;
+    }
+}
+
+TEST_CASE("exact mode: an exclusive line is the inclusive one, one place on, bit for bit") {
+  // Exclusive lines along memory run as their inclusive outputs moved one place on
+  // (engine.hpp, scan_exclusive_line_moved and scan_line_run), so that they take the line
+  // forms. On inputs whose grouping shows in the outputs (cancelling +-2^60, as in the
+  // small-call test) the sequential loop they took before gives other bits. Lines of every
+  // path: packed short lines (runs of lines), padded ones (one at a time), single lines
+  // across the 4096-element pieces, small calls; both directions, in place, 2 threads; and
+  // with carries: a carry_out changes no output, and equals the inclusive scan's.
+  rng_t rng(0x5eed0b);
+  struct shape {
+    std::size_t rows, n, row;  // row: the elements from one line to the next (n: packed)
+  };
+  const shape shapes[] = {{5000, 2, 2},  {5000, 3, 3},   {5000, 8, 8},   {3000, 13, 13}, {2000, 33, 33},
+                          {600, 100, 100}, {4000, 20, 27}, {1, 20000, 20000}, {3, 8197, 8197}, {1, 37, 37},
+                          {12, 40, 40},  {2, 4096, 4099}};
+  for (const shape& sh : shapes)
+    for (int variant = 0; variant < 16; ++variant) {
+      const bool product = variant % 2 == 1, decreasing = variant % 4 >= 2, in_place = variant % 8 >= 4,
+                 threads = variant >= 8;
+      INFO((product ? "cumprod " : "cumsum ") << sh.rows << " lines of " << sh.n << " every " << sh.row
+                                              << (decreasing ? " decreasing" : "") << (in_place ? " in place" : "")
+                                              << (threads ? ", 2 threads" : ""));
+      std::vector<float> in(sh.rows * sh.row), inclusive(in.size()), exclusive(in.size()), with_carry(in.size());
+      for (float& x : in) {
+        const double u = tally_test::unit(rng);
+        x = product ? static_cast<float>(1 + (u - 0.5) / 16)
+                    : u < 0.3 ? (u < 0.15 ? 0x1p60f : -0x1p60f) : static_cast<float>(u - 0.6);
+      }
+      const std::size_t extents[2] = {sh.rows, sh.n};
+      const std::ptrdiff_t strides[2] = {static_cast<std::ptrdiff_t>(sh.row), 1};
+      const auto view = [&](std::vector<float>& v) { return tensor_view<float>(v.data(), 2, extents, strides); };
+      scan_options o(decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing, false,
+                     threads ? 2 : 1);
+      const auto scan = [&](std::vector<float>& from, std::vector<float>& to, bool exclusive_scan,
+                            std::vector<double>* carry_out) {
+        scan_options options = o;
+        options.exclusive = exclusive_scan;
+        if (in_place) to = from;
+        const tensor_view<const float> source = in_place ? tensor_view<const float>(view(to)) : view(from);
+        const tensor_view<double> carry =
+            carry_out ? tensor_view<double>(carry_out->data(), {sh.rows}) : tensor_view<double>();
+        if (product)
+          tally::cumprod(source, view(to), 1, options, {}, carry);
+        else
+          tally::cumsum(source, view(to), 1, options, {}, carry);
+      };
+      std::vector<double> inclusive_carry(sh.rows), exclusive_carry(sh.rows);
+      scan(in, inclusive, false, &inclusive_carry);
+      scan(in, exclusive, true, nullptr);
+      scan(in, with_carry, true, &exclusive_carry);
+      std::size_t mismatches = 0;
+      for (std::size_t r = 0; r < sh.rows; ++r)
+        for (std::size_t k = 0; k < sh.n; ++k) {  // k: the position in scan order
+          const std::size_t at = r * sh.row + (decreasing ? sh.n - 1 - k : k);
+          const std::size_t before = r * sh.row + (decreasing ? sh.n - k : k - 1);
+          const float want = k == 0 ? (product ? 1.0f : 0.0f) : inclusive[before];
+          if (std::memcmp(&exclusive[at], &want, sizeof(float)) != 0 && mismatches++ < 3) {
+            INFO("line " << r << " position " << k << ": exclusive " << exclusive[at] << ", inclusive before it "
+                         << want);
+            CHECK(false);
+          }
+        }
+      CHECK(mismatches == 0);
+      CHECK(std::memcmp(exclusive.data(), with_carry.data(), in.size() * sizeof(float)) == 0);
+      CHECK(std::memcmp(inclusive_carry.data(), exclusive_carry.data(), sh.rows * sizeof(double)) == 0);
     }
 }
 

@@ -92,6 +92,8 @@ struct arithmetic_op {
   using state_type = running_t<U>;
   static constexpr bool has_identity = true;
   static constexpr bool has_index = false;
+  /// Integer sums and products wrap: every grouping gives the same outputs.
+  static constexpr bool exclusive_from_inclusive = std::is_integral_v<U>;
 
   state_type start() const noexcept { return Base::template identity<state_type>(); }
   out_type empty() const noexcept { return from_running<U>(Base::template empty<state_type>()); }

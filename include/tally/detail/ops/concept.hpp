@@ -22,6 +22,11 @@
 //                                 // optional: a line of one element writes that element
 //                                 // bit for bit (a signalling NaN aside), so an inclusive
 //                                 // scan along an axis of one element may be a copy
+//     static constexpr bool exclusive_from_inclusive = true;
+//                                 // optional: the vector forms' regrouped folds give the
+//                                 // sequential fold's outputs (integer sums, exact sums),
+//                                 // so an exclusive line may be scanned as the inclusive
+//                                 // line of its first n - 1 elements, one place on
 //   };
 //
 // The engine combines every line sequentially in scan order, so the result of a line
@@ -62,6 +67,13 @@ inline constexpr bool single_element_is_copy_v = false;
 template <class Op>
 inline constexpr bool single_element_is_copy_v<Op, std::void_t<decltype(Op::single_element_is_copy)>> =
     Op::single_element_is_copy;
+
+/// Whether Op declares `exclusive_from_inclusive` (see above).
+template <class Op, class = void>
+inline constexpr bool exclusive_from_inclusive_v = false;
+template <class Op>
+inline constexpr bool exclusive_from_inclusive_v<Op, std::void_t<decltype(Op::exclusive_from_inclusive)>> =
+    Op::exclusive_from_inclusive;
 
 /// The value of a real element as the type it is compared and computed in.
 template <class T>

@@ -69,6 +69,10 @@ struct exact_op {
   static constexpr bool has_index = false;
   /// x + -0.0 and x * 1 are x, in double as in T (a skipped NaN is not: it becomes +0 or 1).
   static constexpr bool single_element_is_copy = !SkipNaN;
+  /// The line forms regroup, with the sequential fold's outputs where double arithmetic is
+  /// exact (the exact mode's contract, vector_exact_lines.hpp): an exclusive line may be
+  /// its inclusive outputs one place on.
+  static constexpr bool exclusive_from_inclusive = true;
 
   state_type start() const noexcept {
     if constexpr (std::is_same_v<T, float>)

@@ -53,7 +53,7 @@ bool small_exact_scan(const tensor_view<const T>& in, const tensor_view<T>& out,
     using Op = exact_op<Base, T>;
     const Op op;
     const std::size_t before = shape.before, after = shape.after, n = shape.length;
-    const bool lines_along_memory = after == 1 && !shape.exclusive;
+    const bool lines_along_memory = after == 1 && (!shape.exclusive || exclusive_moves<Op>);
     const std::size_t line_form_from = line_form_length<Op>(before * after, lines_along_memory, after == 1, false, false);
     const auto row = static_cast<std::ptrdiff_t>(after);
     const std::ptrdiff_t step = shape.decreasing ? -row : row;
@@ -63,13 +63,26 @@ bool small_exact_scan(const tensor_view<const T>& in, const tensor_view<T>& out,
       if (lines_along_memory && before > 1 && n >= line_form_from &&
           vector_line<Op>::scan_lines(line_span<T, T>{in.data() + first, out.data() + first, nullptr, nullptr, n,
                                                       shape.decreasing, shape.decreasing, false},
-                                      before, next, next))
+                                      before, next, next)) {
+        if (shape.exclusive)  // as the engine's scan_line_run (an L1-sized call: one run)
+          for (std::size_t b = 0; b < before; ++b)
+            move_one_place(out.data() + first + static_cast<std::ptrdiff_t>(b) * next, n, step, op.empty());
         return true;
+      }
     }
     for (std::size_t b = 0; b < before; ++b)
       for (std::size_t j = 0; j < after; ++j) {
         const std::ptrdiff_t start = static_cast<std::ptrdiff_t>(b * n * after + j) + (shape.decreasing ? last : 0);
         if constexpr (vector_line<Op>::exists) {
+          if (after == 1 && shape.exclusive && n >= line_form_from) {  // as the engine's scan_line
+            layout l;
+            l.length = n;
+            l.decreasing = shape.decreasing;
+            l.exclusive = true;
+            for (int slot : {in_slot, out_slot}) place_axis(l, slot, n, 1);
+            scan_exclusive_line_moved(op, l, pointers<Op>{in.data() + start, out.data() + start});
+            continue;
+          }
           if (after == 1 && !shape.exclusive && n >= line_form_from &&
               vector_line<Op>::scan(line_span<T, T>{in.data() + start, out.data() + start, nullptr, nullptr, n,
                                                     shape.decreasing, shape.decreasing, false}))
