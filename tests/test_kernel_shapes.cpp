@@ -557,4 +557,46 @@ TEST_CASE("shapes: float products keep inf, 0 and NaN where the sequence has the
   check_products_with_specials<double>(rng);
 }
 
+TEST_CASE("shapes: float16 products along short lines and down narrow rows run in sequence", "[shapes]") {
+  // float16 products run in sequence in float, rounded once per output; where no vector
+  // kernel takes them (packed lines shorter than a vector's worth of work, rows narrower
+  // than a vector) blocks of them are converted to float and back with the target's
+  // conversions (generic.hpp, staged_halves). Inexact values and specials (zeros,
+  // infinities, NaN, subnormals, values near the largest half) must give the sequence's
+  // bits, over several blocks, both directions, exclusive too.
+  using tally::half;
+  rng_t rng(0xf16);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), 60000.0f, 0x1p-20f,
+                            -0x1p-24f};
+  const auto draw = [&] {
+    if (tally_test::one_in(rng, 40)) return half(specials[tally_test::pick(rng, 8)]);
+    const float v = 0.5f + static_cast<float>(tally_test::pick(rng, 1000)) / 1000.0f;
+    return half(tally_test::one_in(rng, 2) ? -v : v);
+  };
+  std::vector<scan_case> cases;
+  for (std::size_t length : {2u, 3u, 5u, 8u, 13u, 16u, 17u, 40u, 100u})
+    cases.push_back({{9000 / length, length}, 1, true});
+  for (std::size_t width : {1u, 3u, 4u, 7u, 15u})
+    cases.push_back({{5000 / width, width}, 0, true});
+  for (scan_case c : cases)
+    for (bool decreasing : {false, true})
+      for (bool exclusive : {false, true}) {
+        c.decreasing = decreasing;
+        c.exclusive = exclusive;
+        c.in_place = c.axis == 1 && tally_test::one_in(rng, 2);
+        std::vector<half> x(c.count());
+        for (half& v : x) v = draw();
+        const std::vector<half> got = run(c, x), want = reference(c, x);
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+          const bool both_nan = std::isnan(static_cast<float>(got[i])) && std::isnan(static_cast<float>(want[i]));
+          if (!both_nan && got[i] != want[i] && wrong++ < 3)
+            FAIL_CHECK(c.describe() << ": element " << i << " is " << static_cast<float>(got[i])
+                                    << " where the sequence gives " << static_cast<float>(want[i]));
+        }
+        CHECK(wrong == 0);
+      }
+}
+
 }  // namespace

@@ -425,6 +425,31 @@ TALLY_SIMD_TARGET void scan_narrow_columns(const T* in, T* out, std::size_t widt
   }
 }
 
+/// float16 products run in sequence (sequential_order_v): where the vector kernels cannot
+/// take them (packed lines, narrow packed rows), a block of them is converted to float
+/// with the target's conversions (F16C on x86), scanned by the float loop of the same
+/// shape, and converted back: the bits of the plain float16 loops, which convert one
+/// element at a time in software (tally_bench, 16M elements, x memcpy: lines of 4 / 16 /
+/// 256 98x / 125x / 37x -> 5.9x / 5.4x / 12.6x, rows of 3 53x -> 17x, 2026-12-03). What is
+/// left is the sequential float loop itself (a line's products wait on each other;
+/// interleaving 8 lines measured slower). A block holds `staged_halves` elements (2 x 8
+/// KiB of float, in L1).
+inline constexpr std::size_t staged_halves = 2048;
+
+/// `m` float16 elements to float and back, whole vectors with the target's conversions.
+template <class V>
+TALLY_SIMD_TARGET void halves_to_floats(const half* from, float* to, std::size_t m) noexcept {
+  std::size_t i = 0;
+  for (; i + V::width <= m; i += V::width) V::store(to + i, V::load(from + i));
+  for (; i < m; ++i) to[i] = static_cast<float>(from[i]);
+}
+template <class V>
+TALLY_SIMD_TARGET void floats_to_halves(const float* from, half* to, std::size_t m) noexcept {
+  std::size_t i = 0;
+  for (; i + V::width <= m; i += V::width) V::store(to + i, V::load(from + i));
+  for (; i < m; ++i) to[i] = half(from[i]);
+}
+
 /// Rows ahead that scan_columns prefetches its input.
 inline constexpr std::size_t column_prefetch_rows = 4;
 
@@ -438,6 +463,35 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   using A = acc_t<T>;
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
+  if constexpr (std::is_same_v<T, half> && sequential_order_v<Op, T>) {
+    // Packed rows narrower than a vector, of float16 products: blocks of rows in float
+    // (see staged_halves), the lowest row first in each buffer.
+    const auto packed = static_cast<std::ptrdiff_t>(width);
+    if (width < W && in_row_stride == out_row_stride && (in_row_stride == packed || in_row_stride == -packed)) {
+      alignas(64) float x[staged_halves], y[staged_halves];
+      const std::size_t block = staged_halves / width;
+      for (std::size_t k = 0; k < rows; k += block) {
+        const std::size_t r = (std::min)(block, rows - k);
+        const std::ptrdiff_t lowest = static_cast<std::ptrdiff_t>(in_row_stride > 0 ? k : k + r - 1) * in_row_stride;
+        const std::ptrdiff_t first = in_row_stride > 0 ? 0 : static_cast<std::ptrdiff_t>(r - 1) * packed;
+        halves_to_floats<V>(in + lowest, x, r * width);
+        // The rows of scan_columns' loop below, without its per-row work (prefetches,
+        // vector parts): a row of 3 is a few multiplies.
+        for (std::size_t i = 0; i < r; ++i) {
+          const std::ptrdiff_t at = first + static_cast<std::ptrdiff_t>(i) * (in_row_stride > 0 ? packed : -packed);
+          const bool first_row = k + i == 0 && !starts_are_carries;  // acc not read: the identity
+          for (std::size_t j = 0; j < width; ++j) {
+            const A before = first_row ? Op::template identity<A>() : acc[j];
+            acc[j] = Op::combine(before, x[at + static_cast<std::ptrdiff_t>(j)]);
+            y[at + static_cast<std::ptrdiff_t>(j)] =
+                exclusive ? (first_row ? Op::template empty<A>() : before) : acc[j];
+          }
+        }
+        floats_to_halves<V>(y, out + lowest, r * width);
+      }
+      return;
+    }
+  }
   if constexpr (has_lane_ops<V> && !sequential_order_v<Op, T>) {  // (products of floats: ops.hpp)
     const auto packed = static_cast<std::ptrdiff_t>(width);
     if (width <= W && in_row_stride == out_row_stride && rows * width >= W) {
@@ -1037,6 +1091,20 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
 template <class Op, class T>
 inline constexpr bool byte_sums_by_loads = has_line_window_ops<byte_line_sums> && is_sum<Op> && sizeof(T) == 1;
 
+/// Packed float16 lines of at most staged_halves / 2 elements (see staged_halves).
+template <class Op, class V>
+TALLY_SIMD_TARGET void scan_half_lines_staged(const half* in, half* out, std::size_t n, std::size_t count,
+                                              bool reverse, bool exclusive) noexcept {
+  alignas(64) float x[staged_halves], y[staged_halves];
+  const std::size_t lines = staged_halves / n;  // a block: whole lines, at least two
+  for (std::size_t first = 0; first < count; first += lines) {
+    const std::size_t m = (std::min)(lines, count - first) * n;
+    halves_to_floats<V>(in + first * n, x, m);
+    scalar::scan_short_lines<Op, float>(x, y, n, m / n, reverse, exclusive, false);
+    floats_to_halves<V>(y, out + first * n, m);
+  }
+}
+
 /// Packed lines by length: a copy (1), the by-vector scan (a vector or more), one line a
 /// vector (more than half a vector), group scans (lengths dividing a 128-bit half), whole
 /// lines a vector with segmented steps (the rest, where the vector has lane_ops), shifted
@@ -1053,6 +1121,8 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
     else if (out != in)
       std::memcpy(static_cast<void*>(out), in, count * sizeof(T));
   } else if constexpr (!has_select<L> || sequential_order_v<Op, T>) {
+    if constexpr (std::is_same_v<T, half> && sequential_order_v<Op, T>)
+      if (2 * n <= staged_halves) return scan_half_lines_staged<Op, L>(in, out, n, count, reverse, exclusive);
     scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
   } else if (n >= L::width) {
     scan_lines_by_vectors<Op, T, L>(in, out, n, count, reverse, exclusive, stream);
