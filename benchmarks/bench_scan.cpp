@@ -276,6 +276,21 @@ void plain_rows(const T* in, T* out, std::size_t rows, std::size_t cols) {
   }
 }
 
+/// Exclusive sums along the last axis of `rows` packed lines of `cols` elements.
+template <class T>
+void plain_rows_exclusive(const T* in, T* out, std::size_t rows, std::size_t cols) {
+  using A = naive_acc_t<T>;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const T* p = in + r * cols;
+    T* q = out + r * cols;
+    A acc = A(0);
+    for (std::size_t j = 0; j < cols; ++j) {
+      q[j] = store_as<T>(acc);
+      acc = static_cast<A>(acc + load_as<A>(p[j]));
+    }
+  }
+}
+
 /// Sums along the last axis of `rows` packed lines of `cols` elements, each line from its
 /// last element down (the decreasing direction), lines in memory order.
 template <class T>
@@ -462,6 +477,10 @@ run_fn<T> plain_fn(const shape& s, bool product) {
     if constexpr (!std::is_same_v<T, half>)
       if (s.sizes.size() == 2 && s.axis == 0)
         return [rows, cols](const T* in, T* out) { plain_columns_decreasing<T>(in, out, rows, cols); };
+  }
+  if (s.exclusive && !s.reverse && !product && s.in_strides.empty() && s.axis + 1 == static_cast<int>(s.sizes.size())) {
+    const std::size_t cols = s.sizes.back(), rows = s.elements() / cols;  // the exclusive sweep rows
+    return [rows, cols](const T* in, T* out) { plain_rows_exclusive<T>(in, out, rows, cols); };
   }
   if (s.reverse || s.exclusive) return {};
   const std::size_t axis = static_cast<std::size_t>(s.axis), rank = s.sizes.size();
@@ -684,11 +703,11 @@ std::string count_label(std::size_t n) {
 
 /// One sweep row: tally, memcpy and the plain loop on std::vector buffers.
 template <class T>
-void add_sweep(const std::string& id, const shape& s) {
-  add<T>(id, "tally", s, false, buffer_kind::vector, tally_fn<T>(s, false, 1));
-  add_exact<T>(id, s, false);
-  add<T>(id, "memcpy", s, false, buffer_kind::vector, memcpy_fn<T>(s), {false});
-  add<T>(id, "plain", s, false, buffer_kind::vector, plain_fn<T>(s, false));
+void add_sweep(const std::string& id, const shape& s, bool product = false) {
+  add<T>(id, "tally", s, product, buffer_kind::vector, tally_fn<T>(s, product, 1));
+  add_exact<T>(id, s, product);
+  add<T>(id, "memcpy", s, product, buffer_kind::vector, memcpy_fn<T>(s), {false});
+  if (run_fn<T> plain = plain_fn<T>(s, product)) add<T>(id, "plain", s, product, buffer_kind::vector, plain);
 }
 
 /// The descriptor layer's call, with its descriptors built once, outside the timing.
@@ -840,6 +859,10 @@ void register_sweep() {
   // after line and took up to 5x memcpy.
   for (std::size_t len : {std::size_t{16}, std::size_t{256}, std::size_t{4096}, std::size_t{1} << 16})
     add_sweep<float>("sweep:f32:a1d:L=" + count_label(len), shape{{n / len, len}, {}, 1, true});
+  // Exclusive along axis 1 ("a1x"), the ONNX / TensorFlow option: lines scanned inclusive
+  // and moved one place on (the exact mode's sequential loop took 4x-8x memcpy before).
+  for (std::size_t len : {std::size_t{4}, std::size_t{16}, std::size_t{256}, std::size_t{4096}, n})
+    add_sweep<float>("sweep:f32:a1x:L=" + count_label(len), shape{{n / len, len}, {}, 1, false, true});
   for (std::size_t len = 1; len <= n; len *= 4)
     add_sweep<float>("sweep:f32:a0:L=" + count_label(len), shape{{len, n / len}, {}, 0});
   // Decreasing along axis 0 ("a0d"): rows from the last up; 1M rows are 16 columns.
@@ -858,6 +881,12 @@ void register_sweep() {
     add_sweep<std::int32_t>("sweep:i32:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
   for (std::size_t len : few)
     add_sweep<half>("sweep:f16:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
+  // float16 products ("p"), which run in sequence: short lines and narrow rows went one
+  // element at a time through software conversions (28x-100x memcpy) before they were
+  // staged through float blocks.
+  for (std::size_t len : {std::size_t{4}, std::size_t{16}, std::size_t{256}})
+    add_sweep<half>("sweep:f16:a1p:L=" + count_label(len), shape{{n / len, len}, {}, 1}, true);
+  add_sweep<half>("sweep:f16:a0p:w=3", shape{{n / 3, 3}, {}, 0}, true);
 }
 
 void register_cases() {

@@ -238,8 +238,8 @@ def markdown(rows):
 
 
 # ------------------------------------------------------------------------------------------
-# The shape sweep: "sweep:<type>:a<axis>:L=<L>" ([N/L, L] axis 1 or [L, N/L] axis 0) and
-# "sweep:<type>:a0:w=<w>" ([N/w, w] axis 0).
+# The shape sweep: "sweep:<type>:a<axis>[d][x][p]:L=<L>" ([N/L, L] axis 1 or [L, N/L] axis 0;
+# d: decreasing, x: exclusive, p: products) and "sweep:<type>:a0[p]:w=<w>" ([N/w, w] axis 0).
 
 def parse_count(text):
     scale = {"K": 1 << 10, "M": 1 << 20}.get(text[-1:], 1)
@@ -263,8 +263,9 @@ def sweep_rows(times, offsets):
     for case in cases:
         try:
             _, dtype, axis_text, param = case.split(":")
-            decreasing = axis_text.endswith("d")
-            axis = int(axis_text[1:].rstrip("d"))
+            flags = axis_text[2:]
+            decreasing, exclusive, product = "d" in flags, "x" in flags, "p" in flags
+            axis = int(axis_text[1])
             what, value = param.split("=")
         except ValueError:
             continue
@@ -272,14 +273,17 @@ def sweep_rows(times, offsets):
             width = int(value)
             rows_n = SWEEP_N // width
             length, shape = rows_n, f"[{count_text(rows_n)}, {width}]"
-            series = f"{TYPE_NAMES.get(dtype, dtype)} axis {axis}, {width} columns"
+            series = f"{TYPE_NAMES.get(dtype, dtype)} axis {axis}, {width} columns" + (", products" if product else "")
         else:
             length = parse_count(value)
             other = SWEEP_N // length
             shape = f"[{count_text(other)}, {value}]" if axis == 1 else f"[{value}, {count_text(other)}]"
-            series = f"{TYPE_NAMES.get(dtype, dtype)} axis {axis}" + (" decreasing" if decreasing else "")
+            series = (f"{TYPE_NAMES.get(dtype, dtype)} axis {axis}" + (" decreasing" if decreasing else "") +
+                      (" exclusive" if exclusive else "") + (" products" if product else ""))
         tally, memcpy, plain, exact = (times.get((case, i)) for i in ("tally", "memcpy", "plain", "exact"))
-        r = {"id": case, "dtype": dtype, "axis": axis, "decreasing": decreasing, "narrow": what == "w",
+        r = {"id": case, "dtype": dtype, "axis": axis, "decreasing": decreasing, "exclusive": exclusive,
+             "product": product,
+             "narrow": what == "w",
              "length": length,
              "width": int(value) if what == "w" else 0,
              "series": series, "shape": shape, "offsets": offset_text(offsets, case),
@@ -292,8 +296,8 @@ def sweep_rows(times, offsets):
         r["ok_plain"] = r["vs_plain"] is not None and r["vs_plain"] < 1.0
         rows.append(r)
     order = {"f32": 0, "i8": 1, "i32": 2, "f16": 3}
-    rows.sort(key=lambda r: (order.get(r["dtype"], 9), -r["axis"], r["decreasing"], r["narrow"], r["width"],
-                             r["length"]))
+    rows.sort(key=lambda r: (order.get(r["dtype"], 9), r["product"], -r["axis"], r["decreasing"], r["exclusive"],
+                             r["narrow"], r["width"], r["length"]))
     return rows
 
 
@@ -559,7 +563,7 @@ def sweep_chart(rows, context, path):
     everything = []
     for dtype, axis, decreasing, name, color in lines:
         pts = sorted((r["length"], r) for r in rows if r["dtype"] == dtype and r["axis"] == axis and
-                     r["decreasing"] == decreasing and not r["narrow"])
+                     r["decreasing"] == decreasing and not r["exclusive"] and not r["product"] and not r["narrow"])
         if not pts:
             continue
         xs = [x for x, _ in pts]
@@ -573,12 +577,12 @@ def sweep_chart(rows, context, path):
             everything += [y for _, y in plain]
     markers = {"i8": ("s", "#2ca02c", "int8"), "i32": ("^", "#9467bd", "int32"), "f16": ("D", "#ff7f0e", "float16")}
     for dtype, (marker, color, tname) in markers.items():
-        pts = sorted((r["length"], r["ratio"]) for r in rows if r["dtype"] == dtype)
+        pts = sorted((r["length"], r["ratio"]) for r in rows if r["dtype"] == dtype and not r["product"])
         if pts:
             ax.plot([x for x, _ in pts], [y for _, y in pts], linestyle="none", marker=marker, color=color,
                     markersize=8, label=f"tally, {tname} axis 1")
             everything += [y for _, y in pts]
-    narrow = [r for r in rows if r["narrow"]]
+    narrow = [r for r in rows if r["narrow"] and r["dtype"] == "f32"]
     if narrow:
         ax.plot([r["length"] for r in narrow], [r["ratio"] for r in narrow], linestyle="none", marker="*",
                 color="#8c564b", markersize=12, label="tally, float32 axis 0, 3 and 7 columns (x: rows)")
