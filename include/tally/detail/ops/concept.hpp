@@ -25,8 +25,8 @@
 //     static constexpr bool exclusive_from_inclusive = true;
 //                                 // optional: the vector forms' regrouped folds give the
 //                                 // sequential fold's outputs (integer sums, exact sums),
-//                                 // so an exclusive line may be scanned as the inclusive
-//                                 // line of its first n - 1 elements, one place on
+//                                 // so an exclusive line may be scanned inclusive and its
+//                                 // outputs moved one place on (engine.hpp)
 //   };
 //
 // The engine combines every line sequentially in scan order, so the result of a line
