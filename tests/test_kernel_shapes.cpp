@@ -557,6 +557,73 @@ TEST_CASE("shapes: float products keep inf, 0 and NaN where the sequence has the
   check_products_with_specials<double>(rng);
 }
 
+/// Packed short lines of float products, lines of 2 to 256 (the short-lines kernel's
+/// lengths): from 64 elements (four vectors on every target) each line has the bits of the
+/// same line scanned alone in a 1-D call (the line kernel's vectors, or the sequence where
+/// the target has none); shorter ones those bits or the sequence's (the plain loop, still
+/// faster there). inf, 0 and NaN wherever the sequence has them. Both directions,
+/// exclusive too, in place too.
+template <class T>
+void check_packed_product_lines_as_lone_lines(rng_t& rng) {
+  const T inf = std::numeric_limits<T>::infinity(), big = std::numeric_limits<T>::max() / 4;
+  const T specials[] = {0, -T(0), inf, -inf, std::numeric_limits<T>::quiet_NaN(), big, 1 / big};
+  for (const std::size_t n : {2, 7, 16, 31, 32, 33, 63, 64, 65, 100, 128, 200, 256})
+    for (int round = 0; round < 4; ++round) {
+      const std::size_t lines = 3 + tally_test::pick(rng, 20);
+      std::vector<T> x(lines * n);
+      for (T& v : x) {
+        v = static_cast<T>(0.5 + static_cast<double>(tally_test::pick(rng, 1000)) / 997);
+        if (tally_test::one_in(rng, 2)) v = -v;
+        if (round > 1 && tally_test::one_in(rng, 60)) v = specials[tally_test::pick(rng, 7)];
+      }
+      for (const bool decreasing : {false, true})
+        for (const bool exclusive : {false, true})
+          for (const bool in_place : {false, true}) {
+            scan_case c{{lines, n}, 1, true, decreasing, exclusive};
+            c.in_place = in_place;
+            const std::vector<T> got = run(c, x);
+            std::size_t wrong_lines = 0;
+            for (std::size_t line = 0; line < lines; ++line) {
+              const std::vector<T> one(x.begin() + static_cast<std::ptrdiff_t>(line * n),
+                                       x.begin() + static_cast<std::ptrdiff_t>((line + 1) * n));
+              const std::vector<T> alone = run(scan_case{{n}, 0, true, decreasing, exclusive}, one);
+              // The sequence in T, in scan order.
+              std::vector<T> sequence(n);
+              T running = 1;
+              for (std::size_t k = 0; k < n; ++k) {
+                const std::size_t i = decreasing ? n - 1 - k : k;
+                sequence[i] = exclusive ? running : running * one[i];
+                running = running * one[i];
+              }
+              const auto same = [](T a, T b) { return tally_test::same_bits(a, b) || (std::isnan(a) && std::isnan(b)); };
+              for (std::size_t i = 0; i < n; ++i) {
+                const T g = got[line * n + i], w = sequence[i];
+                const bool special = std::isnan(w) || std::isinf(w) || w == 0;
+                if (!same(g, alone[i]) && (n >= 64 || !same(g, w))) {
+                  UNSCOPED_INFO(c.describe() << ": line " << line << " element " << i << " is " << g << ", alone "
+                                             << alone[i] << ", the sequence " << w);
+                  ++wrong_lines;
+                  break;
+                }
+                if (special && !same(g, w)) {
+                  UNSCOPED_INFO(c.describe() << ": line " << line << " element " << i << " is " << g
+                                             << " where the sequence has " << w);
+                  ++wrong_lines;
+                  break;
+                }
+              }
+            }
+            CHECK(wrong_lines == 0);
+          }
+    }
+}
+
+TEST_CASE("shapes: packed lines of float products have the bits of lone lines", "[shapes]") {
+  rng_t rng(0x9d1);
+  check_packed_product_lines_as_lone_lines<float>(rng);
+  check_packed_product_lines_as_lone_lines<double>(rng);
+}
+
 TEST_CASE("shapes: float16 products along short lines and down narrow rows run in sequence", "[shapes]") {
   // float16 products run in sequence in float, rounded once per output; where no vector
   // kernel takes them (packed lines shorter than a vector's worth of work, rows narrower
