@@ -48,7 +48,7 @@ ALIGNMENT_TARGET = 1.1        # issue 10: tally on std::vector within 1.1x of ta
 SWEEP_MEMCPY_TARGET = 1.25    # issue 10: every sweep row within 1.25x memcpy, and faster than the plain loop
 SMALL_OVERHEAD_NS = {"typed": 25.0, "descriptor": 40.0, "tally_2t": 25.0, "tally_1t": 25.0, "typed_fast": 25.0}
 SWEEP_N = 16 << 20
-TYPE_NAMES = {"f32": "float32", "f16": "float16", "i8": "int8", "i32": "int32"}
+TYPE_NAMES = {"f32": "float32", "f16": "float16", "i8": "int8", "i32": "int32", "f64": "float64"}
 
 # id, description, case whose memcpy is the yardstick, target (kind, value), tally's name.
 #   ("memcpy", r): tally time <= r x memcpy
