@@ -558,10 +558,10 @@ TEST_CASE("shapes: float products keep inf, 0 and NaN where the sequence has the
 }
 
 /// Packed short lines of float products, lines of 2 to 256 (the short-lines kernel's
-/// lengths): from 64 elements (four vectors on every target) each line has the bits of the
-/// same line scanned alone in a 1-D call (the line kernel's vectors, or the sequence where
-/// the target has none); shorter ones those bits or the sequence's (the plain loop, still
-/// faster there). inf, 0 and NaN wherever the sequence has them. Both directions,
+/// lengths): from 64 elements (past generic.hpp's product_lines_by_vectors_min, 48) each
+/// line has the bits of the same line scanned alone in a 1-D call (the line kernel's
+/// vectors, or the sequence where the target has none); shorter ones those bits or the
+/// sequence's (the plain loop, faster there). inf, 0 and NaN wherever the sequence has them. Both directions,
 /// exclusive too, in place too.
 template <class T>
 void check_packed_product_lines_as_lone_lines(rng_t& rng) {
