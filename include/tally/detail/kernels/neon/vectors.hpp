@@ -364,6 +364,18 @@ struct transpose32 {
   }
 };
 
+/// 2x2 blocks of 8-byte elements (see transpose32), moved as uint64 lanes.
+struct transpose64 {
+  static constexpr std::size_t width = 2;
+  TALLY_T static void block(const void* tile, std::size_t pitch, void* out, std::ptrdiff_t out_stride, bool /*stream*/) {
+    const auto* in = static_cast<const std::uint64_t*>(tile);
+    auto* dst = static_cast<std::uint64_t*>(out);
+    const uint64x2_t r0 = vld1q_u64(in), r1 = vld1q_u64(in + pitch);
+    vst1q_u64(dst, vtrn1q_u64(r0, r1));               // column 0
+    vst1q_u64(dst + out_stride, vtrn2q_u64(r0, r1));  // column 1
+  }
+};
+
 #undef TALLY_T
 
 }  // namespace neon
