@@ -2,8 +2,8 @@
 // instruction set: this file has no include guard on purpose and is included inside
 // namespace detail::<target> (by kernels/<target>/target.hpp) after defining
 // TALLY_SIMD_TARGET (that target's function attribute) and the vector structs f32 (float
-// and float16), f64, i16 (8- and 16-bit integers), i32, i64, transpose32 and byte_sums
-// (8-bit sums in the line kernels: native 8-bit lanes, or i16). It defines
+// and float16), f64, i16 (8- and 16-bit integers), i32, i64, transpose32, transpose64 and
+// byte_sums (8-bit sums in the line kernels: native 8-bit lanes, or i16). It defines
 // the target's kernel table `kernels<Op, T>`. Vector vocabulary:
 //   reg, width, broadcast(a), load(p), store(p, v), stream(p, v), reverse(v),
 //   broadcast_last(v), shift_in(v, prev) = [prev[W-1], v[0..W-2]], first(v), last(v),
@@ -551,7 +551,7 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
 }
 
 /// Copies a tile (element (a, b) at tile[a * pitch + b]) to out[a * stride_a + b * stride_b].
-/// When the output runs along a (stride_a == 1) and the elements are 4 bytes, square
+/// When the output runs along a (stride_a == 1) and the elements are 4 or 8 bytes, square
 /// blocks are transposed in registers and written as whole vectors (non-temporal when the
 /// output is large); anything else goes element by element.
 template <class T>
@@ -589,15 +589,19 @@ TALLY_SIMD_TARGET void scatter_tile(const T* tile, std::size_t n_a, std::size_t 
         return;
       }
     }
+  }
+  if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+    using block_t = std::conditional_t<sizeof(T) == 4, transpose32, transpose64>;
+    constexpr std::size_t W = block_t::width;
     if (stride_a == 1 && n_a % W == 0 && n_b >= W) {
-      stream = stream && reinterpret_cast<std::uintptr_t>(out) % (W * 4) == 0 &&
-               (stride_b * 4) % static_cast<std::ptrdiff_t>(W * 4) == 0;
+      stream = stream && reinterpret_cast<std::uintptr_t>(out) % (W * sizeof(T)) == 0 &&
+               (stride_b * static_cast<std::ptrdiff_t>(sizeof(T))) % static_cast<std::ptrdiff_t>(W * sizeof(T)) == 0;
       std::size_t b = 0;
       for (; b + W <= n_b; b += W)
         for (std::size_t a = 0; a < n_a; a += W)
-          transpose32::block(tile + a * pitch + b, pitch, out + static_cast<std::ptrdiff_t>(a) +
-                                                              static_cast<std::ptrdiff_t>(b) * stride_b,
-                             stride_b, stream);
+          block_t::block(tile + a * pitch + b, pitch, out + static_cast<std::ptrdiff_t>(a) +
+                                                          static_cast<std::ptrdiff_t>(b) * stride_b,
+                         stride_b, stream);
       if (b < n_b)
         scalar::scatter_tile(tile + b, n_a, n_b - b, pitch, out + static_cast<std::ptrdiff_t>(b) * stride_b, stride_a,
                              stride_b);
@@ -1118,14 +1122,14 @@ inline constexpr std::size_t product_lines_by_vectors_min = 48;
 /// sequence), so a line has the bits a 1-D call of it has. The plain loop they took waited
 /// on one multiply an element (float32, 16M elements in lines of 100, x memcpy: 3.0x
 /// increasing, 10x decreasing). Lines read downwards go last first: one descending stream.
-template <class Op, class T, bool Reverse>
+template <class Op, class T>
 TALLY_SIMD_TARGET void scan_product_lines_by_vectors(const T* in, T* out, std::size_t n, std::size_t count,
-                                                     bool exclusive) noexcept {
+                                                     bool reverse, bool exclusive) noexcept {
   using A = acc_t<T>;
   for (std::size_t j = 0; j < count; ++j) {
-    const std::size_t first = (Reverse ? count - 1 - j : j) * n + (Reverse ? n - 1 : 0);
+    const std::size_t first = reverse ? (count - j) * n - 1 : j * n;
     auto s = line_state<A>::template begin<Op>(Op::template identity<A>(), Op::template empty<A>());
-    scan_contiguous_dir<Op, T, Reverse>(s, in + first, out + first, n, exclusive, false);
+    scan_contiguous<Op, T>(s, in + first, out + first, reverse, n, exclusive, false);
   }
 }
 
@@ -1151,8 +1155,7 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
       if (2 * n <= staged_halves) return scan_half_lines_staged<Op, L>(in, out, n, count, reverse, exclusive);
     if constexpr (sequential_order_v<Op, T> && !std::is_same_v<T, half> && has_magnitude_tests<L>) {
       if (n >= product_lines_by_vectors_min)
-        return reverse ? scan_product_lines_by_vectors<Op, T, true>(in, out, n, count, exclusive)
-                       : scan_product_lines_by_vectors<Op, T, false>(in, out, n, count, exclusive);
+        return scan_product_lines_by_vectors<Op, T>(in, out, n, count, reverse, exclusive);
     }
     scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
   } else if (n >= L::width) {
