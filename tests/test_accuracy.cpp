@@ -290,6 +290,24 @@ TEST_CASE("accuracy: the exact mode's special values are the plain scan's") {
   CHECK(y64[3] == 0x1p-59);
 }
 
+TEST_CASE("accuracy: double_double::value() rounds high + low once, and keeps high where low adds nothing") {
+  using tally::double_double;
+  const double inf = HUGE_VAL, nan = std::numeric_limits<double>::quiet_NaN();
+  CHECK(double_double{1.0, 0x1p-60}.value() == 1.0);             // below half an ulp
+  CHECK(double_double{1.0, 0x1p-52}.value() == 1.0 + 0x1p-52);   // a whole ulp
+  CHECK(double_double{0x1p-60, 0x1p-61}.value() == 0x1.8p-60);   // high + low
+  CHECK(double_double{0.0, -0x1p-70}.value() == -0x1p-70);       // low alone
+  // low is +-0: high as it is, -0.0 included (-0.0 + +0.0 would be +0.0).
+  CHECK(std::signbit(double_double{-0.0, 0.0}.value()));
+  CHECK(std::signbit(double_double{-0.0, -0.0}.value()));
+  CHECK(!std::signbit(double_double{0.0, -0.0}.value()));
+  CHECK(double_double{3.0, 0.0}.value() == 3.0);
+  // high not finite: high, whatever low holds.
+  CHECK(double_double{inf, nan}.value() == inf);
+  CHECK(double_double{-inf, 1.0}.value() == -inf);
+  CHECK(std::isnan(double_double{nan, 1.0}.value()));
+}
+
 TEST_CASE("accuracy: scan_accuracy is validated and leaves other types alone") {
   std::vector<float> x(64, 1.5f), y(64);
   scan_options bad;

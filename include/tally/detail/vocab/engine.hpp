@@ -27,6 +27,7 @@
 #include "../../status.hpp"
 #include "../layout/overlap.hpp"
 #include "../ops/concept.hpp"
+#include "../ops/exact_sum.hpp"
 #include "../plan/tuning.hpp"
 #include "../run/axis_of_one.hpp"
 #include "../run/executor.hpp"
@@ -55,15 +56,20 @@ template <class S>
 inline constexpr std::size_t tile_lines = std::min<std::size_t>(512, std::max<std::size_t>(64, 16384 / sizeof(S)));
 
 /// Lines shorter than this are scanned in tiles of neighbouring lines even where the axis
-/// runs along memory (see tile_dim_of); up to gathered_short_line_length where the tiles
-/// are gathered with the SIMD transposes (scan_tile_gathered: float row forms that resume
-/// from carries, no indices or resets). Exact float32 sums of 16M elements in lines of L,
-/// one line form call per line / gathered tiles, ms: L = 16 50 / 15, 24 40 / 18, 31 36.5 /
-/// 18; in tiles, the forms without gathered tiles (cummax) took 1.2x-2.6x longer, and
-/// double sums (scalar transposes) up to 1.6x. (logcumsumexp takes gathered tiles at every
-/// length below gathered_short_line_length: gathers_short_lines.)
-/// (Lines that take a multi-line form, vector_line's scan_lines, start where it says.)
-inline constexpr std::size_t short_line_length = 16, gathered_short_line_length = 32;
+/// runs along memory (see tile_dim_of); up to gathered_short_line_length<T> where the
+/// tiles are gathered with the SIMD transposes (scan_tile_gathered: float and double row
+/// forms that resume from carries, no indices or resets). Exact float32 sums of 16M
+/// elements in lines of L, one line form call per line / gathered tiles, ms: L = 16 50 /
+/// 15, 24 40 / 18, 31 36.5 / 18; in tiles, the forms without gathered tiles (cummax) took
+/// 1.2x-2.6x longer. Exact float64 sums, whose line form folds a compensated pair in
+/// sequence: L = 16 50 / 24, 32 41 / 24, 48 37 / 23 (sums of lines of 100 measured 34 /
+/// 29 too, but products of lines of 100 took 10% longer gathered in the benchmark suite's
+/// sweep:f64:a1p:L=100: longer lines keep the line form). (logcumsumexp takes gathered tiles at every length below
+/// gathered_short_line_length: gathers_short_lines.) (Lines that take a multi-line form,
+/// vector_line's scan_lines, start where it says.)
+inline constexpr std::size_t short_line_length = 16;
+template <class T>
+inline constexpr std::size_t gathered_short_line_length = std::is_same_v<T, double> ? 64 : 32;
 
 /// A validated scan: the axis in scan order (decreasing directions already folded into
 /// negative strides and offsets), the outer dimensions, per slot.
@@ -361,9 +367,11 @@ std::size_t line_form_length(std::size_t lines, bool multi_line, bool packed, bo
   if constexpr (multi_line_form<Op>)
     if (lines > 1 && multi_line && (!has_index || multi_line_indices<Op>) && !has_resets)
       if (const std::size_t from = vector_line<Op>::shortest_line(packed); from != 0) return from;
-  const bool gathered = (resumable_rows<Op> || gathers_short_lines<Op>) && std::is_same_v<typename Op::in_type, float> &&
-                        std::is_same_v<typename Op::out_type, float> && !has_index && !has_resets && lines > 1;
-  return gathered ? gathered_short_line_length : short_line_length;
+  using In = typename Op::in_type;
+  constexpr bool simd_transposed = std::is_same_v<In, float> || std::is_same_v<In, double>;
+  const bool gathered = (resumable_rows<Op> || gathers_short_lines<Op>) && simd_transposed &&
+                        std::is_same_v<typename Op::out_type, In> && !has_index && !has_resets && lines > 1;
+  return gathered ? gathered_short_line_length<In> : short_line_length;
 }
 
 /// One line in any mode (exclusive, include_initial, resets, carries), folded in scan
@@ -822,15 +830,15 @@ bool scan_tile_rows(const Op& op, const layout& l, pointers<Op> p, const std::pt
 }
 
 /// transpose_plane, with the SIMD engine's block transposes (kernel_set::scatter) for
-/// float whose source runs along +1. In strips of 16 source runs: each of a strip's
-/// cache lines is used whole before the next strip starts, where one pass of the block
+/// float and double whose source runs along +1. In strips of 16 source runs: each of a
+/// strip's cache lines is used whole before the next strip starts, where one pass of the block
 /// transposes over all runs would come back to every line once per block, after runs a
 /// power of two apart (16 KiB, as in a 4096 x 4096 matrix) had evicted it from their few
 /// cache sets.
 template <class T>
 void transpose_plane_simd(const T* src, std::size_t na, std::size_t nb, std::ptrdiff_t sa, std::ptrdiff_t sb, T* dst,
                           std::ptrdiff_t da) noexcept {
-  if constexpr (std::is_same_v<T, float>) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     if (sa == 1 && sb > 0) {
       // scatter's tile: element (j, i) at src[j * sb + i]; its output element (j, i) at dst[j + i * da].
       constexpr std::size_t strip = 16;
@@ -843,9 +851,13 @@ void transpose_plane_simd(const T* src, std::size_t na, std::size_t nb, std::ptr
   transpose_plane(src, na, nb, sa, sb, dst, da);
 }
 
-/// A gathered tile's shape: at most gathered_lines lines, chunks of gathered_depth rows
-/// (64 KiB of float in the buffer, which stays in L2).
-inline constexpr std::size_t gathered_lines = 256, gathered_depth = 64;
+/// A gathered tile's shape: at most gathered_lines<T> lines (T: the input's element),
+/// chunks of gathered_depth rows (64 KiB of float or double in the buffer, which stays in
+/// L2: exact float64 sums of 16M elements in lines of 48 took 73 ms in tiles of 256 lines,
+/// 23 ms in tiles of 128).
+inline constexpr std::size_t gathered_depth = 64;
+template <class T>
+inline constexpr std::size_t gathered_lines = sizeof(T) == 8 ? 128 : 256;
 
 /// Whether the gathered tile below takes a tile whose rows do not run along memory in both
 /// operands: each operand's rows run along memory or its axis does (a transposed view, on
@@ -863,10 +875,14 @@ bool gathered_layout(const layout& l, const std::ptrdiff_t* step) noexcept {
     // Short lines go through two transposes, vector ones from 8 rows: shorter lines are
     // faster in the generic loops (exact float32 [4M, 4]: 50 ms there, 58 ms gathered;
     // [2M, 8]: 46 and 32 ms; [1M, 15]: 59 and 33 ms), unless the operator's combine is
-    // the greater cost (gathers_short_lines).
+    // the greater cost (gathers_short_lines). A compensated pair (exact float64) costs
+    // more a step, and its lines go gathered from 4 rows (16M elements, generic loops /
+    // gathered, ms: sums [4M, 4] 28 / 27, [2.8M, 6] 30 / 27, [5.6M, 3] 25 / 29; products
+    // [4M, 4] 60 / 34, [5.6M, 3] 54 / 28).
+    constexpr std::size_t shortest = std::is_same_v<typename Op::state_type, compensated> ? 4 : 8;
     const bool both = step[in_slot] != 1 && step[out_slot] != 1;
     return in_ok && out_ok && (step[in_slot] != 1 || step[out_slot] != 1) &&
-           !(both && l.length < 8 && !gathers_short_lines<Op>);
+           !(both && l.length < shortest && !gathers_short_lines<Op>);
   }
 }
 
@@ -887,7 +903,7 @@ struct gathered_buffers {
   }
 };
 
-/// A tile of at most gathered_lines lines whose rows do not run along memory in an operand
+/// A tile of at most gathered_lines<In> lines whose rows do not run along memory in an operand
 /// (gathered_layout): chunks of gathered_depth rows go through the buffers, transposed on
 /// the way in (the input's lines gathered into rows) and/or on the way out, and the row
 /// form runs between them, each chunk resuming from the last one's running values
@@ -918,34 +934,32 @@ bool scan_tile_gathered(const Op& op, const layout& l, pointers<Op> p, const std
       q.ends = running + chunk % 2 * count;
     }  // (else one chunk without carries: gathered_layout)
     chunk_step[starts_slot] = first && p.starts ? step[starts_slot] : 1;
+    // A buffer holds its rows in memory order (the transposes read and write ascending
+    // runs); along a decreasing axis the row form walks it downwards.
+    const bool in_down = l.axis[in_slot] < 0, out_down = l.axis[out_slot] < 0;
+    const std::size_t written = rows + (initial ? 1 : 0);  // output rows
     if (in_buffer) {
       const In* rows_in = p.in + static_cast<std::ptrdiff_t>(k0) * l.axis[in_slot];
-      if (l.axis[in_slot] == 1)
-        transpose_plane_simd(rows_in, rows, count, 1, step[in_slot], in_buffer, row_count);
-      else
-        transpose_plane(rows_in, rows, count, l.axis[in_slot], step[in_slot], in_buffer, row_count);
-      q.in = in_buffer;
-      c.axis[in_slot] = row_count;
+      transpose_plane_simd(in_down ? rows_in - (rows - 1) : rows_in, rows, count, 1, step[in_slot], in_buffer,
+                           row_count);
+      q.in = in_down ? in_buffer + static_cast<std::ptrdiff_t>(rows - 1) * row_count : in_buffer;
+      c.axis[in_slot] = in_down ? -row_count : row_count;
     } else {
       q.in = p.in + static_cast<std::ptrdiff_t>(k0) * l.axis[in_slot];
       q.next_in = k0 + rows < l.length ? q.in + static_cast<std::ptrdiff_t>(rows) * l.axis[in_slot] : p.next_in;
     }
     if (out_buffer) {
-      q.out = out_buffer;
-      c.axis[out_slot] = row_count;
+      q.out = out_down ? out_buffer + static_cast<std::ptrdiff_t>(written - 1) * row_count : out_buffer;
+      c.axis[out_slot] = out_down ? -row_count : row_count;
       c.stream = false;
     } else {
       q.out = p.out + out_row * l.axis[out_slot];
     }
     if (!scan_tile_rows(op, c, q, chunk_step, count)) return false;
-    if (out_buffer) {  // buffer row r, lane j -> out[j * step + (out_row + r) * axis]
-      const std::size_t written = rows + (initial ? 1 : 0);
+    if (out_buffer) {  // buffer row m, lane j -> the output row at the m-th lowest address of line j
       Out* to = p.out + out_row * l.axis[out_slot];
-      const auto last = static_cast<std::ptrdiff_t>(written - 1);
-      if (l.axis[out_slot] == 1)
-        transpose_plane_simd(out_buffer, count, written, 1, row_count, to, step[out_slot]);
-      else  // rows going down in memory: the plane from its lowest address, rows reversed
-        transpose_plane(out_buffer + last * row_count, count, written, 1, -row_count, to - last, step[out_slot]);
+      transpose_plane_simd(out_buffer, count, written, 1, row_count,
+                           out_down ? to - static_cast<std::ptrdiff_t>(written - 1) : to, step[out_slot]);
     }
   }
   const S* ends = running + (l.length - 1) / gathered_depth % 2 * count;
@@ -961,12 +975,13 @@ void scan_tile(const Op& op, const layout& l, pointers<Op> p, const std::ptrdiff
     if (scan_tile_rows(op, l, p, step, count)) return;
     if constexpr (resumable_rows<Op> || gathers_short_lines<Op>) {
       if (gathered_layout<Op>(l, step)) {
-        gathered_buffers<Op> buffers(l, step, (std::min)(gathered_lines, count));
+        constexpr std::size_t lines = gathered_lines<typename Op::in_type>;
+        gathered_buffers<Op> buffers(l, step, (std::min)(lines, count));
         bool done = buffers.ready;
-        for (std::size_t first = 0; first < count && done; first += gathered_lines) {
+        for (std::size_t first = 0; first < count && done; first += lines) {
           std::ptrdiff_t offset[slot_count];
           for (int s = 0; s < slot_count; ++s) offset[s] = static_cast<std::ptrdiff_t>(first) * step[s];
-          done = scan_tile_gathered(op, l, moved(p, offset), step, (std::min)(gathered_lines, count - first), buffers);
+          done = scan_tile_gathered(op, l, moved(p, offset), step, (std::min)(lines, count - first), buffers);
         }
         if (done) return;
       }
