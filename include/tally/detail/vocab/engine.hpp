@@ -64,9 +64,9 @@ inline constexpr std::size_t tile_lines = std::min<std::size_t>(512, std::max<st
 /// 1.2x-2.6x longer. Exact float64 sums, whose line form folds a compensated pair in
 /// sequence: L = 16 50 / 24, 32 41 / 24, 48 37 / 23 (sums of lines of 100 measured 34 /
 /// 29 too, but products of lines of 100 took 10% longer gathered in the benchmark suite's
-/// sweep:f64:a1p:L=100: longer lines keep the line form). (logcumsumexp takes gathered tiles at every length below
-/// gathered_short_line_length: gathers_short_lines.) (Lines that take a multi-line form,
-/// vector_line's scan_lines, start where it says.)
+/// sweep:f64:a1p:L=100: longer lines keep the line form). (logcumsumexp takes gathered
+/// tiles at every length below gathered_short_line_length: gathers_short_lines.) (Lines
+/// that take a multi-line form, vector_line's scan_lines, start where it says.)
 inline constexpr std::size_t short_line_length = 16;
 template <class T>
 inline constexpr std::size_t gathered_short_line_length = std::is_same_v<T, double> ? 64 : 32;
@@ -831,9 +831,9 @@ bool scan_tile_rows(const Op& op, const layout& l, pointers<Op> p, const std::pt
 
 /// transpose_plane, with the SIMD engine's block transposes (kernel_set::scatter) for
 /// float and double whose source runs along +1. In strips of 16 source runs: each of a
-/// strip's cache lines is used whole before the next strip starts, where one pass of the block
-/// transposes over all runs would come back to every line once per block, after runs a
-/// power of two apart (16 KiB, as in a 4096 x 4096 matrix) had evicted it from their few
+/// strip's cache lines is used whole before the next strip starts, where one pass of the
+/// block transposes over all runs would come back to every line once per block, after runs
+/// a power of two apart (16 KiB, as in a 4096 x 4096 matrix) had evicted it from their few
 /// cache sets.
 template <class T>
 void transpose_plane_simd(const T* src, std::size_t na, std::size_t nb, std::ptrdiff_t sa, std::ptrdiff_t sb, T* dst,
@@ -903,8 +903,8 @@ struct gathered_buffers {
   }
 };
 
-/// A tile of at most gathered_lines<In> lines whose rows do not run along memory in an operand
-/// (gathered_layout): chunks of gathered_depth rows go through the buffers, transposed on
+/// A tile of at most gathered_lines<In> lines whose rows do not run along memory in an
+/// operand (gathered_layout): chunks of gathered_depth rows go through the buffers, transposed on
 /// the way in (the input's lines gathered into rows) and/or on the way out, and the row
 /// form runs between them, each chunk resuming from the last one's running values
 /// (resumable row forms). Returns false where the row form did not run; the generic loops
