@@ -27,7 +27,6 @@
 #include "../../status.hpp"
 #include "../layout/overlap.hpp"
 #include "../ops/concept.hpp"
-#include "../ops/exact_sum.hpp"
 #include "../plan/tuning.hpp"
 #include "../run/axis_of_one.hpp"
 #include "../run/executor.hpp"
@@ -56,20 +55,13 @@ template <class S>
 inline constexpr std::size_t tile_lines = std::min<std::size_t>(512, std::max<std::size_t>(64, 16384 / sizeof(S)));
 
 /// Lines shorter than this are scanned in tiles of neighbouring lines even where the axis
-/// runs along memory (see tile_dim_of); up to gathered_short_line_length<T> where the
-/// tiles are gathered with the SIMD transposes (scan_tile_gathered: float and double row
-/// forms that resume from carries, no indices or resets). Exact float32 sums of 16M
-/// elements in lines of L, one line form call per line / gathered tiles, ms: L = 16 50 /
-/// 15, 24 40 / 18, 31 36.5 / 18; in tiles, the forms without gathered tiles (cummax) took
-/// 1.2x-2.6x longer. Exact float64 sums, whose line form folds a compensated pair in
-/// sequence: L = 16 50 / 24, 32 41 / 24, 48 37 / 23 (sums of lines of 100 measured 34 /
-/// 29 too, but products of lines of 100 took 10% longer gathered in the benchmark suite's
-/// sweep:f64:a1p:L=100: longer lines keep the line form). (logcumsumexp takes gathered
-/// tiles at every length below gathered_short_line_length: gathers_short_lines.) (Lines
+/// runs along memory (see tile_dim_of); up to gathered_line_length<Op> where the tiles are
+/// gathered with the SIMD transposes (scan_tile_gathered: row forms that resume from
+/// carries, no indices or resets). Exact float32 sums of 16M elements in lines of L, one
+/// line form call per line / gathered tiles, ms: L = 16 50 / 15, 24 40 / 18, 31 36.5 /
+/// 18; in tiles, the forms without gathered tiles (cummax) took 1.2x-2.6x longer. (Lines
 /// that take a multi-line form, vector_line's scan_lines, start where it says.)
-inline constexpr std::size_t short_line_length = 16;
-template <class T>
-inline constexpr std::size_t gathered_short_line_length = std::is_same_v<T, double> ? 64 : 32;
+inline constexpr std::size_t short_line_length = 16, gathered_short_line_length = 32;
 
 /// A validated scan: the axis in scan order (decreasing directions already folded into
 /// negative strides and offsets), the outer dimensions, per slot.
@@ -357,6 +349,19 @@ template <class Op>
 inline constexpr bool gathers_short_lines<Op, std::void_t<decltype(vector_rows<Op>::gathers_short_lines)>> =
     vector_rows<Op>::gathers_short_lines;
 
+/// The length from which lines of float or double whose row form takes gathered tiles
+/// (resumable_rows, gathers_short_lines) keep their line form: where the row form declares
+/// it (`static constexpr std::size_t gathered_below`), its own measure; else
+/// gathered_short_line_length for float and short_line_length for double (logcumsumexp
+/// of doubles, 16M elements in lines of L, line form / gathered, ms: L = 24 6.9 / 8.2,
+/// 48 5.2 / 8.3).
+template <class Op, class = void>
+inline constexpr std::size_t gathered_line_length =
+    std::is_same_v<typename Op::in_type, float> ? gathered_short_line_length : short_line_length;
+template <class Op>
+inline constexpr std::size_t gathered_line_length<Op, std::void_t<decltype(vector_rows<Op>::gathered_below)>> =
+    vector_rows<Op>::gathered_below;
+
 /// The length from which lines take their line form rather than tiles of neighbouring
 /// lines (see short_line_length): the one rule for the engine (tile_dim_of) and the
 /// small-call path (small_exact.hpp), whose bits must agree. `multi_line`: the lines can
@@ -371,7 +376,7 @@ std::size_t line_form_length(std::size_t lines, bool multi_line, bool packed, bo
   constexpr bool simd_transposed = std::is_same_v<In, float> || std::is_same_v<In, double>;
   const bool gathered = (resumable_rows<Op> || gathers_short_lines<Op>) && simd_transposed &&
                         std::is_same_v<typename Op::out_type, In> && !has_index && !has_resets && lines > 1;
-  return gathered ? gathered_short_line_length<In> : short_line_length;
+  return gathered ? gathered_line_length<Op> : short_line_length;
 }
 
 /// One line in any mode (exclusive, include_initial, resets, carries), folded in scan
@@ -859,6 +864,17 @@ inline constexpr std::size_t gathered_depth = 64;
 template <class T>
 inline constexpr std::size_t gathered_lines = sizeof(T) == 8 ? 128 : 256;
 
+/// The shortest lines that go through the two transposes of a gathered tile, vector ones
+/// from 8 rows: shorter lines are faster in the generic loops (exact float32 [4M, 4]: 50
+/// ms there, 58 ms gathered; [2M, 8]: 46 and 32 ms; [1M, 15]: 59 and 33 ms), unless the
+/// operator's combine is the greater cost (gathers_short_lines: any length) or its row form
+/// declares its own measure (`static constexpr std::size_t gathered_from`).
+template <class Op, class = void>
+inline constexpr std::size_t gathered_from = gathers_short_lines<Op> ? 0 : 8;
+template <class Op>
+inline constexpr std::size_t gathered_from<Op, std::void_t<decltype(vector_rows<Op>::gathered_from)>> =
+    vector_rows<Op>::gathered_from;
+
 /// Whether the gathered tile below takes a tile whose rows do not run along memory in both
 /// operands: each operand's rows run along memory or its axis does (a transposed view, on
 /// one side; short lines, on both).
@@ -872,17 +888,9 @@ bool gathered_layout(const layout& l, const std::ptrdiff_t* step) noexcept {
     if (!resumable_rows<Op> && (l.length > gathered_depth || l.has_starts || l.has_ends)) return false;
     const bool in_ok = step[in_slot] == 1 || magnitude(l.axis[in_slot]) == 1;
     const bool out_ok = step[out_slot] == 1 || magnitude(l.axis[out_slot]) == 1;
-    // Short lines go through two transposes, vector ones from 8 rows: shorter lines are
-    // faster in the generic loops (exact float32 [4M, 4]: 50 ms there, 58 ms gathered;
-    // [2M, 8]: 46 and 32 ms; [1M, 15]: 59 and 33 ms), unless the operator's combine is
-    // the greater cost (gathers_short_lines). A compensated pair (exact float64) costs
-    // more a step, and its lines go gathered from 4 rows (16M elements, generic loops /
-    // gathered, ms: sums [4M, 4] 28 / 27, [2.8M, 6] 30 / 27, [5.6M, 3] 25 / 29; products
-    // [4M, 4] 60 / 34, [5.6M, 3] 54 / 28).
-    constexpr std::size_t shortest = std::is_same_v<typename Op::state_type, compensated> ? 4 : 8;
     const bool both = step[in_slot] != 1 && step[out_slot] != 1;
     return in_ok && out_ok && (step[in_slot] != 1 || step[out_slot] != 1) &&
-           !(both && l.length < shortest && !gathers_short_lines<Op>);
+           !(both && l.length < gathered_from<Op>);
   }
 }
 

@@ -1,10 +1,10 @@
 // The small-call path of the exact sums and products (scan_accuracy::exact): the SIMD
 // engine's small path (run/small_scan.hpp) for exact_op. A call on packed operands small
 // enough to stay in L1 skips the vocabulary engine's validation and planning, and gives
-// the bits that engine gives the same shape: lines of short_line_length or more
-// (inclusive; float32 and float64 lines of gathered_short_line_length or more where there
-// are several) through the line form, every other line (short ones, exclusive ones,
-// columns) folded in sequence, as the engine's row form, gathered tiles and loops fold them.
+// the bits that engine gives the same shape: lines of line_form_length or more (the
+// engine's one rule) through the line form, every other line (short ones, exclusive
+// ones, columns) folded in sequence, as the engine's row form, gathered tiles and loops
+// fold them.
 #pragma once
 
 #include <cstddef>

@@ -1131,6 +1131,18 @@ template <class Base, bool SkipNaN>
 struct vector_rows<exact_op<Base, double, SkipNaN>> {
   static constexpr bool exists = true;
   static constexpr std::size_t max_lines = exact_tile_capacity / 2;
+  /// The line form folds a compensated pair in sequence, one call per line; gathered
+  /// tiles fold the same pairs, one lane per line, and take the packed lines below 64
+  /// (the engine's gathered_line_length). Exact float64 sums of 16M elements in lines of
+  /// L, line form / gathered, ms: L = 16 50 / 24, 32 41 / 24, 48 37 / 23 (lines of 100
+  /// measured 34 / 29 too, but products of lines of 100 took 10% longer gathered in the
+  /// benchmark suite's sweep:f64:a1p:L=100).
+  static constexpr std::size_t gathered_below = 64;
+  /// A compensated pair costs more a step than a float32 sum, and its lines go gathered
+  /// from 4 rows, not 8 (the engine's gathered_from; 16M elements, generic loops /
+  /// gathered, ms: sums [4M, 4] 28 / 27, [2.8M, 6] 30 / 27, [5.6M, 3] 25 / 29; products
+  /// [4M, 4] 60 / 34, [5.6M, 3] 54 / 28).
+  static constexpr std::size_t gathered_from = 4;
   static bool scan(const row_tile<double, double>& t) noexcept { return scan(t, nullptr, nullptr); }
   /// See vector_rows<exact_op<Base, float>>.
   static bool scan(const row_tile<double, double>& t, const compensated* starts, compensated* ends) noexcept {

@@ -501,8 +501,10 @@ struct transpose64 {
     TALLY_UNROLL
     for (int p = 0; p < 2; ++p) {  // columns p, p + 2, p + 4, p + 6
       // Rows 0-3 (u) and 4-7 (v) of columns p and p + 4 (lo), p + 2 and p + 6 (hi).
-      const __m512d u_lo = _mm512_shuffle_f64x2(t[p], t[2 + p], 0x88), u_hi = _mm512_shuffle_f64x2(t[p], t[2 + p], 0xdd);
-      const __m512d v_lo = _mm512_shuffle_f64x2(t[4 + p], t[6 + p], 0x88), v_hi = _mm512_shuffle_f64x2(t[4 + p], t[6 + p], 0xdd);
+      const __m512d u_lo = _mm512_shuffle_f64x2(t[p], t[2 + p], 0x88);
+      const __m512d u_hi = _mm512_shuffle_f64x2(t[p], t[2 + p], 0xdd);
+      const __m512d v_lo = _mm512_shuffle_f64x2(t[4 + p], t[6 + p], 0x88);
+      const __m512d v_hi = _mm512_shuffle_f64x2(t[4 + p], t[6 + p], 0xdd);
       r[p] = _mm512_shuffle_f64x2(u_lo, v_lo, 0x88);
       r[p + 4] = _mm512_shuffle_f64x2(u_lo, v_lo, 0xdd);
       r[p + 2] = _mm512_shuffle_f64x2(u_hi, v_hi, 0x88);
