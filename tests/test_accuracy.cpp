@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -306,6 +307,23 @@ TEST_CASE("accuracy: double_double::value() rounds high + low once, and keeps hi
   CHECK(double_double{inf, nan}.value() == inf);
   CHECK(double_double{-inf, 1.0}.value() == -inf);
   CHECK(std::isnan(double_double{nan, 1.0}.value()));
+}
+
+TEST_CASE("accuracy: the exact scans' outputs of a float64 pair select double_double::value()'s bits") {
+  // exact_op::value selects without a branch; it must give value()'s bits for every pair.
+  const double inf = HUGE_VAL, nan = std::numeric_limits<double>::quiet_NaN();
+  const double values[] = {0.0, -0.0, 1.0, -1.5, 0x1p-60, -0x1p-1074, 0x1.fffffffffffffp1023, inf, -inf, nan};
+  const tally::detail::exact_op<tally::detail::sum_op, double> op;
+  const auto bits = [](double x) {
+    std::uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+  };
+  for (const double high : values)
+    for (const double low : values) {
+      INFO("high " << high << " low " << low);
+      CHECK(bits(op.value({high, low})) == bits(tally::double_double{high, low}.value()));
+    }
 }
 
 TEST_CASE("accuracy: scan_accuracy is validated and leaves other types alone") {
