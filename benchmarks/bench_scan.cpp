@@ -893,10 +893,12 @@ void register_sweep() {
     add_sweep<float>("sweep:f32:a1p:L=" + count_label(len), shape{{n / len, len}, {}, 1}, true);
   add_sweep<float>("sweep:f32:a1dp:L=100", shape{{n / 100, 100}, {}, 1, true}, true);
   add_sweep<double>("sweep:f64:a1p:L=100", shape{{n / 100, 100}, {}, 1}, true);
-  // float64 sums along packed lines, whose exact mode (the typed layer's default) folds a
-  // compensated pair per line: one line at a time from 64 elements, gathered tiles below.
-  for (std::size_t len : {std::size_t{4}, std::size_t{16}, std::size_t{24}, std::size_t{4096}})
+  // float64 along packed lines, whose exact mode (the typed layer's default) folds a
+  // compensated pair per line: one line at a time from 64 elements, gathered tiles below
+  // (sums from 4, products from 2), the generic loops below those.
+  for (std::size_t len : {std::size_t{2}, std::size_t{4}, std::size_t{16}, std::size_t{24}, std::size_t{4096}})
     add_sweep<double>("sweep:f64:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
+  add_sweep<double>("sweep:f64:a1p:L=3", shape{{n / 3, 3}, {}, 1}, true);
 }
 
 void register_cases() {

@@ -1138,11 +1138,12 @@ struct vector_rows<exact_op<Base, double, SkipNaN>> {
   /// measured 34 / 29 too, but products of lines of 100 took 10% longer gathered in the
   /// benchmark suite's sweep:f64:a1p:L=100).
   static constexpr std::size_t gathered_below = 64;
-  /// A compensated pair costs more a step than a float32 sum, and its lines go gathered
-  /// from 4 rows, not 8 (the engine's gathered_from; 16M elements, generic loops /
-  /// gathered, ms: sums [4M, 4] 28 / 27, [2.8M, 6] 30 / 27, [5.6M, 3] 25 / 29; products
-  /// [4M, 4] 60 / 34, [5.6M, 3] 54 / 28).
-  static constexpr std::size_t gathered_from = 4;
+  /// A compensated pair costs more a step than a float32 sum: sums go gathered from 4
+  /// rows, not 8, and products from 2, whose generic loops, built for the baseline
+  /// x86-64, call libm's fma (the engine's gathered_from; 16M elements of random doubles,
+  /// generic loops / gathered, ms: sums [4M, 4] 28 / 27, [5.6M, 3] 23 / 29; products [8M,
+  /// 2] 41 / 34, [5.6M, 3] 52 / 27, [4M, 4] 60 / 34).
+  static constexpr std::size_t gathered_from = std::is_same_v<Base, sum_op> ? 4 : 2;
   static bool scan(const row_tile<double, double>& t) noexcept { return scan(t, nullptr, nullptr); }
   /// See vector_rows<exact_op<Base, float>>.
   static bool scan(const row_tile<double, double>& t, const compensated* starts, compensated* ends) noexcept {
