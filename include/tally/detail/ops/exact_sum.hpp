@@ -112,18 +112,18 @@ struct exact_op {
   /// in the generic loops, branching / selecting, ms: [8M, 2] of values k / 1000 80 / 18,
   /// [5.6M, 3] 87 / 23; [1M, 16] of random doubles, scalar target, 58 / 30). Where low
   /// stays zero (sums that are exact, as the benchmark suite's inputs) the branch predicts
-  /// and the select costs more ([8M, 2] 12 / 17 ms), and lines of 4096 took 12% longer on
-  /// the scalar target; the AVX2 target's long lines keep the branch (compensated_line).
+  /// and the select costs more ([8M, 2] 12 / 17 ms). Along lines of 4096 on the scalar
+  /// target the two measured the same (28.2 / 28.7 ms on values k / 1000, 29.4 / 28.4 on
+  /// random doubles); the AVX2 target's long lines keep the branch (compensated_line).
   out_type value(const state_type& s) const noexcept {
     if constexpr (std::is_same_v<T, float>) {
       return static_cast<float>(s);
     } else {
       // high + -0.0 is high, -0.0, infinities and NaN included.
       const bool adds = std::isfinite(s.high) && s.low != 0;
-      std::uint64_t low_bits, minus_zero_bits;
-      const double minus_zero = -0.0;
+      constexpr std::uint64_t minus_zero_bits = std::uint64_t{1} << 63;
+      std::uint64_t low_bits;
       std::memcpy(&low_bits, &s.low, sizeof low_bits);
-      std::memcpy(&minus_zero_bits, &minus_zero, sizeof minus_zero_bits);
       const std::uint64_t mask = std::uint64_t{0} - static_cast<std::uint64_t>(adds);
       const std::uint64_t picked_bits = (low_bits & mask) | (minus_zero_bits & ~mask);
       double picked;

@@ -55,7 +55,7 @@ template <class S>
 inline constexpr std::size_t tile_lines = std::min<std::size_t>(512, std::max<std::size_t>(64, 16384 / sizeof(S)));
 
 /// Lines shorter than this are scanned in tiles of neighbouring lines even where the axis
-/// runs along memory (see tile_dim_of); up to gathered_line_length<Op> where the tiles are
+/// runs along memory (see tile_dim_of); up to gathered_length_below<Op> where the tiles are
 /// gathered with the SIMD transposes (scan_tile_gathered: row forms that resume from
 /// carries, no indices or resets). Exact float32 sums of 16M elements in lines of L, one
 /// line form call per line / gathered tiles, ms: L = 16 50 / 15, 24 40 / 18, 31 36.5 /
@@ -349,17 +349,16 @@ template <class Op>
 inline constexpr bool gathers_short_lines<Op, std::void_t<decltype(vector_rows<Op>::gathers_short_lines)>> =
     vector_rows<Op>::gathers_short_lines;
 
-/// The length from which lines of float or double whose row form takes gathered tiles
-/// (resumable_rows, gathers_short_lines) keep their line form: where the row form declares
-/// it (`static constexpr std::size_t gathered_below`), its own measure; else
-/// gathered_short_line_length for float and short_line_length for double (logcumsumexp
-/// of doubles, 16M elements in lines of L, line form / gathered, ms: L = 24 6.9 / 8.2,
-/// 48 5.2 / 8.3).
+/// The length from which lines whose row form takes gathered tiles (resumable_rows,
+/// gathers_short_lines) keep their line form: where the row form declares it (`static
+/// constexpr std::size_t gathered_below`), its own measure; else gathered_short_line_length
+/// for float and short_line_length for the rest (logcumsumexp of doubles, 16M elements in
+/// lines of L, line form / gathered, ms: L = 24 6.9 / 8.2, 48 5.2 / 8.3).
 template <class Op, class = void>
-inline constexpr std::size_t gathered_line_length =
+inline constexpr std::size_t gathered_length_below =
     std::is_same_v<typename Op::in_type, float> ? gathered_short_line_length : short_line_length;
 template <class Op>
-inline constexpr std::size_t gathered_line_length<Op, std::void_t<decltype(vector_rows<Op>::gathered_below)>> =
+inline constexpr std::size_t gathered_length_below<Op, std::void_t<decltype(vector_rows<Op>::gathered_below)>> =
     vector_rows<Op>::gathered_below;
 
 /// The length from which lines take their line form rather than tiles of neighbouring
@@ -372,11 +371,10 @@ std::size_t line_form_length(std::size_t lines, bool multi_line, bool packed, bo
   if constexpr (multi_line_form<Op>)
     if (lines > 1 && multi_line && (!has_index || multi_line_indices<Op>) && !has_resets)
       if (const std::size_t from = vector_line<Op>::shortest_line(packed); from != 0) return from;
-  using In = typename Op::in_type;
-  constexpr bool simd_transposed = std::is_same_v<In, float> || std::is_same_v<In, double>;
-  const bool gathered = (resumable_rows<Op> || gathers_short_lines<Op>) && simd_transposed &&
-                        std::is_same_v<typename Op::out_type, In> && !has_index && !has_resets && lines > 1;
-  return gathered ? gathered_line_length<Op> : short_line_length;
+  const bool gathered = (resumable_rows<Op> || gathers_short_lines<Op>) &&
+                        std::is_same_v<typename Op::out_type, typename Op::in_type> && !has_index &&
+                        !has_resets && lines > 1;
+  return gathered ? gathered_length_below<Op> : short_line_length;
 }
 
 /// One line in any mode (exclusive, include_initial, resets, carries), folded in scan
@@ -870,9 +868,9 @@ inline constexpr std::size_t gathered_lines = sizeof(T) == 8 ? 128 : 256;
 /// operator's combine is the greater cost (gathers_short_lines: any length) or its row form
 /// declares its own measure (`static constexpr std::size_t gathered_from`).
 template <class Op, class = void>
-inline constexpr std::size_t gathered_from = gathers_short_lines<Op> ? 0 : 8;
+inline constexpr std::size_t gathered_length_from = gathers_short_lines<Op> ? 0 : 8;
 template <class Op>
-inline constexpr std::size_t gathered_from<Op, std::void_t<decltype(vector_rows<Op>::gathered_from)>> =
+inline constexpr std::size_t gathered_length_from<Op, std::void_t<decltype(vector_rows<Op>::gathered_from)>> =
     vector_rows<Op>::gathered_from;
 
 /// Whether the gathered tile below takes a tile whose rows do not run along memory in both
@@ -890,7 +888,7 @@ bool gathered_layout(const layout& l, const std::ptrdiff_t* step) noexcept {
     const bool out_ok = step[out_slot] == 1 || magnitude(l.axis[out_slot]) == 1;
     const bool both = step[in_slot] != 1 && step[out_slot] != 1;
     return in_ok && out_ok && (step[in_slot] != 1 || step[out_slot] != 1) &&
-           !(both && l.length < gathered_from<Op>);
+           !(both && l.length < gathered_length_from<Op>);
   }
 }
 

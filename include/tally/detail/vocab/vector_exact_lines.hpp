@@ -1133,14 +1133,14 @@ struct vector_rows<exact_op<Base, double, SkipNaN>> {
   static constexpr std::size_t max_lines = exact_tile_capacity / 2;
   /// The line form folds a compensated pair in sequence, one call per line; gathered
   /// tiles fold the same pairs, one lane per line, and take the packed lines below 64
-  /// (the engine's gathered_line_length). Exact float64 sums of 16M elements in lines of
+  /// (the engine's gathered_length_below). Exact float64 sums of 16M elements in lines of
   /// L, line form / gathered, ms: L = 16 50 / 24, 32 41 / 24, 48 37 / 23 (lines of 100
   /// measured 34 / 29 too, but products of lines of 100 took 10% longer gathered in the
   /// benchmark suite's sweep:f64:a1p:L=100).
   static constexpr std::size_t gathered_below = 64;
   /// A compensated pair costs more a step than a float32 sum: sums go gathered from 4
   /// rows, not 8, and products from 2, whose generic loops, built for the baseline
-  /// x86-64, call libm's fma (the engine's gathered_from; 16M elements of random doubles,
+  /// x86-64, call libm's fma (the engine's gathered_length_from; 16M elements of random doubles,
   /// generic loops / gathered, ms: sums [4M, 4] 28 / 27, [5.6M, 3] 23 / 29; products [8M,
   /// 2] 41 / 34, [5.6M, 3] 52 / 27, [4M, 4] 60 / 34).
   static constexpr std::size_t gathered_from = std::is_same_v<Base, sum_op> ? 4 : 2;
