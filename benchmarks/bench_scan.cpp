@@ -101,15 +101,18 @@ class aligned_array {
 /// integer products in {-1, 1} (no signed overflow either; multiply time does not depend on data);
 /// float products in 1 +- 0.01 (a running product that stays far from overflow and 0, as
 /// a growth-rate product does, so the time is that of the vector path, not of a line that
-/// reached 0 within a few hundred elements).
+/// reached 0 within a few hundred elements). `rounding`: float sums' inputs scaled by 0.1,
+/// so that a sum of two rounds at about half the steps, as measured data do; unscaled,
+/// they lie on a 2^-52 grid where a double sum of two is exact.
 template <class T>
-void fill_input(T* p, std::size_t n, bool product) {
+void fill_input(T* p, std::size_t n, bool product, bool rounding) {
   random_bits rng(0x7a11e5);
+  const double scale = rounding ? 0.1 : 1.0;
   for (std::size_t i = 0; i < n; ++i) {
     if constexpr (std::is_same_v<T, half>) {
       p[i] = half(static_cast<float>(rng.symmetric()));
     } else if constexpr (std::is_floating_point_v<T>) {
-      p[i] = static_cast<T>(product ? 1 + 0.01 * rng.symmetric() : rng.symmetric());
+      p[i] = static_cast<T>(product ? 1 + 0.01 * rng.symmetric() : scale * rng.symmetric());
     } else if (product) {
       p[i] = (rng.next() & 1) ? T(1) : T(-1);
     } else {
@@ -122,13 +125,15 @@ void fill_input(T* p, std::size_t n, bool product) {
 // A case's shape and the naive line walker shared by the naive peer and the reference.
 
 /// One benchmark case: sizes of a row-major tensor, the input's strides (empty: packed),
-/// the axis, the direction and exclusivity. The output is always packed.
+/// the axis, the direction and exclusivity, and whether its inputs round (fill_input).
+/// The output is always packed.
 struct shape {
   std::vector<std::size_t> sizes;
   std::vector<std::ptrdiff_t> in_strides;
   int axis = 0;
   bool reverse = false;
   bool exclusive = false;
+  bool rounding_inputs = false;
 
   std::size_t elements() const {
     return std::accumulate(sizes.begin(), sizes.end(), std::size_t{1}, std::multiplies<>());
@@ -622,7 +627,7 @@ void add(const std::string& case_id, const std::string& impl, const shape& s, bo
     if (current_case != case_id) {
       current_workspace.reset();  // free the previous case's buffers first
       auto w = std::make_unique<typed_workspace<T>>(n, kind);
-      fill_input(w->in, n, product);
+      fill_input(w->in, n, product, s.rounding_inputs);
       current_workspace = std::move(w);
       current_case = case_id;
     }
@@ -899,6 +904,11 @@ void register_sweep() {
   for (std::size_t len : {std::size_t{2}, std::size_t{4}, std::size_t{16}, std::size_t{24}, std::size_t{4096}})
     add_sweep<double>("sweep:f64:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
   add_sweep<double>("sweep:f64:a1p:L=3", shape{{n / 3, 3}, {}, 1}, true);
+  // The same sums on inputs that round ("f64r"): a compensated pair's low part is zero at
+  // some steps and not at others, as on measured data, so a branch on it mispredicts
+  // (exact, lines of 2 and 3: about 4x the time of the select, 2026-12-03).
+  for (std::size_t len : {std::size_t{2}, std::size_t{3}, std::size_t{16}, std::size_t{4096}})
+    add_sweep<double>("sweep:f64r:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1, false, false, true});
 }
 
 void register_cases() {
