@@ -1095,20 +1095,6 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
 template <class Op, class T>
 inline constexpr bool byte_sums_by_loads = has_line_window_ops<byte_line_sums> && is_sum<Op> && sizeof(T) == 1;
 
-/// Packed float16 lines of at most staged_halves / 2 elements (see staged_halves).
-template <class Op, class V>
-TALLY_SIMD_TARGET void scan_half_lines_staged(const half* in, half* out, std::size_t n, std::size_t count,
-                                              bool reverse, bool exclusive) noexcept {
-  alignas(64) float x[staged_halves], y[staged_halves];
-  const std::size_t lines = staged_halves / n;  // a block: whole lines, at least two
-  for (std::size_t first = 0; first < count; first += lines) {
-    const std::size_t m = (std::min)(lines, count - first) * n;
-    halves_to_floats<V>(in + first * n, x, m);
-    scalar::scan_short_lines<Op, float>(x, y, n, m / n, reverse, exclusive, false);
-    floats_to_halves<V>(y, out + first * n, m);
-  }
-}
-
 /// The shortest packed lines of floating-point products that scan_product_lines_by_vectors
 /// takes. Shorter ones keep the plain loop, which overlaps the multiply chains of
 /// neighbouring lines (16M elements, x memcpy, plain loop / by vectors, increasing: AVX-512
@@ -1130,6 +1116,27 @@ TALLY_SIMD_TARGET void scan_product_lines_by_vectors(const T* in, T* out, std::s
     const std::size_t first = reverse ? (count - j) * n - 1 : j * n;
     auto s = line_state<A>::template begin<Op>(Op::template identity<A>(), Op::template empty<A>());
     scan_contiguous<Op, T>(s, in + first, out + first, reverse, n, exclusive, false);
+  }
+}
+
+/// Packed float16 lines of at most staged_halves / 2 elements (see staged_halves), in float:
+/// the plain loop, or from product_lines_by_vectors_min elements the line kernel's vectors,
+/// whose float lanes are those of a float16 line (the bits of a 1-D call of the line; 16M
+/// elements in lines of 256, x memcpy: 12.7x with the plain loop, a chain of 256 multiplies).
+template <class Op, class V>
+TALLY_SIMD_TARGET void scan_half_lines_staged(const half* in, half* out, std::size_t n, std::size_t count,
+                                              bool reverse, bool exclusive) noexcept {
+  alignas(64) float x[staged_halves], y[staged_halves];
+  const bool by_vectors = has_magnitude_tests<V> && n >= product_lines_by_vectors_min;
+  const std::size_t lines = staged_halves / n;  // a block: whole lines, at least two
+  for (std::size_t first = 0; first < count; first += lines) {
+    const std::size_t m = (std::min)(lines, count - first) * n;
+    halves_to_floats<V>(in + first * n, x, m);
+    if (by_vectors)
+      scan_product_lines_by_vectors<Op, float>(x, y, n, m / n, reverse, exclusive);
+    else
+      scalar::scan_short_lines<Op, float>(x, y, n, m / n, reverse, exclusive, false);
+    floats_to_halves<V>(y, out + first * n, m);
   }
 }
 
