@@ -631,26 +631,26 @@ TEST_CASE("shapes: packed lines of float products have the bits of lone lines", 
   check_packed_product_lines_as_lone_lines<tally::half>(rng);
 }
 
-TEST_CASE("shapes: float16 products along short lines and down narrow rows run in sequence", "[shapes]") {
-  // float16 products run in sequence in float, rounded once per output; where no vector
-  // kernel takes them (packed lines shorter than product_lines_by_vectors_min, rows
-  // narrower than a vector) blocks of them are converted to float and back with the
-  // target's conversions (generic.hpp, staged_halves). Inexact values and specials (zeros,
-  // infinities, NaN, subnormals, values near the largest half) must give the sequence's
-  // bits, over several blocks, both directions, exclusive too. (Longer lines have the
-  // bits of lone lines: the test above.)
-  using tally::half;
-  rng_t rng(0xf16);
+/// Float products along packed lines shorter than product_lines_by_vectors_min and down
+/// rows narrower than a vector have the sequence's bits: the plain loop, or gathered tiles
+/// (generic.hpp, scan_product_lines_gathered: float32, and float16 in its staged blocks,
+/// staged_halves) whose lanes each multiply one line in sequence. float16 runs in float,
+/// rounded once per output. Inexact values and specials (zeros, infinities, NaN,
+/// subnormals of float16, values near the largest half) over several tiles and blocks and
+/// a remainder of lines, both directions, exclusive too, in place too. (Longer lines have
+/// the bits of lone lines: the test above.)
+template <class T>
+void check_products_in_sequence(rng_t& rng) {
   const float inf = std::numeric_limits<float>::infinity();
   const float specials[] = {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), 60000.0f, 0x1p-20f,
                             -0x1p-24f};
   const auto draw = [&] {
-    if (tally_test::one_in(rng, 40)) return half(specials[tally_test::pick(rng, 8)]);
+    if (tally_test::one_in(rng, 40)) return T(specials[tally_test::pick(rng, 8)]);
     const float v = 0.5f + static_cast<float>(tally_test::pick(rng, 1000)) / 1000.0f;
-    return half(tally_test::one_in(rng, 2) ? -v : v);
+    return T(tally_test::one_in(rng, 2) ? -v : v);
   };
   std::vector<scan_case> cases;
-  for (std::size_t length : {2u, 3u, 5u, 8u, 13u, 16u, 17u, 40u, 47u})
+  for (std::size_t length : {2u, 3u, 5u, 8u, 13u, 16u, 17u, 24u, 31u, 32u, 40u, 47u})
     cases.push_back({{9000 / length, length}, 1, true});
   // (A column of width 1 is one line along memory: the line kernel's, as a 1-D call.)
   for (std::size_t width : {3u, 4u, 7u, 15u})
@@ -661,18 +661,24 @@ TEST_CASE("shapes: float16 products along short lines and down narrow rows run i
         c.decreasing = decreasing;
         c.exclusive = exclusive;
         c.in_place = c.axis == 1 && tally_test::one_in(rng, 2);
-        std::vector<half> x(c.count());
-        for (half& v : x) v = draw();
-        const std::vector<half> got = run(c, x), want = reference(c, x);
+        std::vector<T> x(c.count());
+        for (T& v : x) v = draw();
+        const std::vector<T> got = run(c, x), want = reference(c, x);
         std::size_t wrong = 0;
         for (std::size_t i = 0; i < x.size(); ++i) {
           const bool both_nan = std::isnan(static_cast<float>(got[i])) && std::isnan(static_cast<float>(want[i]));
-          if (!both_nan && got[i] != want[i] && wrong++ < 3)
+          if (!both_nan && !tally_test::same_bits(got[i], want[i]) && wrong++ < 3)
             FAIL_CHECK(c.describe() << ": element " << i << " is " << static_cast<float>(got[i])
                                     << " where the sequence gives " << static_cast<float>(want[i]));
         }
         CHECK(wrong == 0);
       }
+}
+
+TEST_CASE("shapes: float products along short lines and down narrow rows run in sequence", "[shapes]") {
+  rng_t rng(0xf16);
+  check_products_in_sequence<tally::half>(rng);
+  check_products_in_sequence<float>(rng);
 }
 
 }  // namespace
