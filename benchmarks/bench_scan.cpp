@@ -886,15 +886,16 @@ void register_sweep() {
     add_sweep<half>("sweep:f16:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
   // float16 products ("p"), which run in sequence: short lines and narrow rows went one
   // element at a time through software conversions (28x-100x memcpy) before they were
-  // staged through float blocks; lines of 48 and more take the float line kernel's vectors
-  // there (lines of 256: 15-19 ms with the plain loop, 4.4-7.3 ms so).
-  for (std::size_t len : {std::size_t{4}, std::size_t{16}, std::size_t{100}, std::size_t{256}})
+  // staged through float blocks, where they go as float32 lines go (below).
+  for (std::size_t len : {std::size_t{4}, std::size_t{16}, std::size_t{33}, std::size_t{100}, std::size_t{256}})
     add_sweep<half>("sweep:f16:a1p:L=" + count_label(len), shape{{n / len, len}, {}, 1}, true);
   add_sweep<half>("sweep:f16:a0p:w=3", shape{{n / 3, 3}, {}, 0}, true);
-  // float32 / float64 products along packed lines: the plain loop below 48 elements, the
-  // line kernel's vectors line by line from 48 (the plain loop took 3x-10x memcpy there).
-  for (std::size_t len : {std::size_t{16}, std::size_t{100}, std::size_t{256}})
+  // float32 / float64 products along packed lines: the line kernel's vectors line by line
+  // from 48 elements (the plain loop took 3x-10x memcpy there); below, float32 from a
+  // vector in gathered tiles (the plain loop took about 2x), the rest the plain loop.
+  for (std::size_t len : {std::size_t{16}, std::size_t{33}, std::size_t{100}, std::size_t{256}})
     add_sweep<float>("sweep:f32:a1p:L=" + count_label(len), shape{{n / len, len}, {}, 1}, true);
+  add_sweep<float>("sweep:f32:a1dp:L=16", shape{{n / 16, 16}, {}, 1, true}, true);
   add_sweep<float>("sweep:f32:a1dp:L=100", shape{{n / 100, 100}, {}, 1, true}, true);
   add_sweep<double>("sweep:f64:a1p:L=100", shape{{n / 100, 100}, {}, 1}, true);
   // float64 along packed lines, whose exact mode (the typed layer's default) folds a

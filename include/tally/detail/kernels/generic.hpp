@@ -1119,17 +1119,19 @@ TALLY_SIMD_TARGET void scan_product_lines_by_vectors(const T* in, T* out, std::s
   }
 }
 
-/// Packed lines of float32 products of W (the register transpose's width, a vector) to
-/// product_lines_by_vectors_min elements, W lines at a time: the tile of W lines is
+/// Packed lines of float32 products of 4 to product_lines_by_vectors_min elements, W (the
+/// register transpose's width, a vector) lines at a time: the tile of W lines is
 /// transposed so that lane j of row k holds element k of line j, the rows are multiplied
 /// down (each lane the plain loop's chain of one line, so each line keeps the sequence's
 /// bits, but W chains advance per multiply), and the tile is transposed back, in blocks of
-/// W elements of each line, the last block overlapping the one before it. Lines left over
-/// (count % W) take the plain loop. (16M elements, x memcpy, plain loop / gathered: AVX-512
-/// lines of 16 2.0 / 1.15-1.2, 24 2.1 / 1.25-1.3, 47 2.4 / 1.5-1.6; AVX2 lines of 16 1.9 /
-/// 1.1-1.3, 32 2.2 / 1.3-1.5. Float64 kept the plain loop, 1.1x-1.3x, which the tiles did
-/// not beat.)
-template <class Op, class T>
+/// W elements of each line, the last block overlapping the one before it. Lines shorter
+/// than W need `Padded` buffers (W elements to spare past the lines, as staged blocks have):
+/// a block then reads and writes past a tile's last line, each tile before the next one,
+/// and the plain loop takes the lines left over (count % W) last. (16M elements, x memcpy,
+/// plain loop / gathered: AVX-512 lines of 16 2.0 / 1.15-1.2, 24 2.1 / 1.25-1.3, 47 2.4 /
+/// 1.5-1.6; AVX2 lines of 16 1.9 / 1.1-1.3, 32 2.2 / 1.3-1.5. Float64 kept the plain loop,
+/// 1.1x-1.3x, which the tiles did not beat.)
+template <class Op, class T, bool Padded>
 TALLY_SIMD_TARGET void scan_product_lines_gathered(const T* in, T* out, std::size_t n, std::size_t count,
                                                    bool reverse, bool exclusive) noexcept {
   static_assert(std::is_same_v<T, float>, "measured for float32 only");
@@ -1139,6 +1141,7 @@ TALLY_SIMD_TARGET void scan_product_lines_gathered(const T* in, T* out, std::siz
   using reg = typename V::reg;
   alignas(64) T rows[product_lines_by_vectors_min * W];  // row k: element k of the tile's lines
   const bool prefetch_tiles = W * n * sizeof(T) > 1024;
+  const std::ptrdiff_t step = reverse ? -static_cast<std::ptrdiff_t>(W) : static_cast<std::ptrdiff_t>(W);
   const std::size_t tiles = count / W;
   for (std::size_t t = 0; t < tiles; ++t) {
     const T* tile_in = in + t * W * n;
@@ -1150,39 +1153,42 @@ TALLY_SIMD_TARGET void scan_product_lines_gathered(const T* in, T* out, std::siz
       for (std::size_t b = 0; b < W * n * sizeof(T); b += 64)
         prefetch_stream_ahead(reinterpret_cast<const char*>(tile_in) + b, false);
     for (std::size_t a = 0; a < n; a += W) {
-      const std::size_t at = (std::min)(a, n - W);
+      const std::size_t at = Padded && n < W ? 0 : (std::min)(a, n - W);
       transpose32::block(tile_in + at, n, rows + at * W, static_cast<std::ptrdiff_t>(W), false);
     }
-    reg before = V::broadcast(Op::template empty<T>());
-    for (std::size_t i = 0; i < n; ++i) {
-      T* row = rows + (reverse ? n - 1 - i : i) * W;
-      const reg after = V::template combine<Op>(i == 0 ? V::broadcast(Op::template identity<T>()) : before,
-                                                V::load(row));
-      V::store(row, exclusive ? before : after);
-      before = after;
+    reg running = V::broadcast(Op::template identity<T>()), before = V::broadcast(Op::template empty<T>());
+    T* row = rows + (reverse ? (n - 1) * W : 0);
+    for (std::size_t i = 0; i < n; ++i, row += step) {
+      running = V::template combine<Op>(running, V::load(row));
+      V::store(row, exclusive ? before : running);
+      before = running;
     }
     for (std::size_t a = 0; a < n; a += W) {
-      const std::size_t at = (std::min)(a, n - W);
+      const std::size_t at = Padded && n < W ? 0 : (std::min)(a, n - W);
       transpose32::block(rows + at * W, W, tile_out + at, static_cast<std::ptrdiff_t>(n), false);
     }
   }
+  // (Tiles taken downwards for lines read downwards, as short_lines_job takes its tiles,
+  // measured slower: AVX2, lines of 16, 3.5x memcpy against 1.6x.)
   scalar::scan_short_lines<Op, T>(in + tiles * W * n, out + tiles * W * n, n, count - tiles * W, reverse, exclusive,
                                   false);
 }
 
 /// Packed lines of float32 or float64 products (2 to short_line_max elements), by length:
 /// the line kernel's vectors from product_lines_by_vectors_min on where the vectors have
-/// magnitude tests (a 1-D call's bits), gathered tiles from a vector on for float32 (the
-/// sequence's bits), the plain loop below.
-template <class Op, class T>
+/// magnitude tests (a 1-D call's bits), gathered tiles below for float32 (the sequence's
+/// bits) from a vector on, or from 4 in `Padded` buffers (see scan_product_lines_gathered;
+/// float16 lines of 2 and 3 measured the same either way with AVX2, slower in tiles with
+/// AVX-512, whose transposes then move mostly unused rows), the plain loop below.
+template <class Op, class T, bool Padded = false>
 TALLY_SIMD_TARGET void scan_float_product_lines(const T* in, T* out, std::size_t n, std::size_t count,
                                                 bool reverse, bool exclusive) noexcept {
   if constexpr (has_magnitude_tests<vec_for<T>>)
     if (n >= product_lines_by_vectors_min)
       return scan_product_lines_by_vectors<Op, T>(in, out, n, count, reverse, exclusive);
   if constexpr (std::is_same_v<T, float>)
-    if (n >= vec_for<T>::width && n < product_lines_by_vectors_min)
-      return scan_product_lines_gathered<Op, T>(in, out, n, count, reverse, exclusive);
+    if (n >= (Padded ? 4 : vec_for<T>::width) && n < product_lines_by_vectors_min)
+      return scan_product_lines_gathered<Op, T, Padded>(in, out, n, count, reverse, exclusive);
   scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, false);
 }
 
@@ -1194,12 +1200,16 @@ TALLY_SIMD_TARGET void scan_float_product_lines(const T* in, T* out, std::size_t
 template <class Op, class V>
 TALLY_SIMD_TARGET void scan_half_lines_staged(const half* in, half* out, std::size_t n, std::size_t count,
                                               bool reverse, bool exclusive) noexcept {
-  alignas(64) float x[staged_halves], y[staged_halves];
+  // W floats to spare past a block for the gathered tiles' short lines (read and written,
+  // their values unused).
+  constexpr std::size_t spare = transpose32::width;
+  alignas(64) float x[staged_halves + spare], y[staged_halves + spare];
   const std::size_t lines = staged_halves / n;  // a block: whole lines, at least two
   for (std::size_t first = 0; first < count; first += lines) {
     const std::size_t m = (std::min)(lines, count - first) * n;
     halves_to_floats<V>(in + first * n, x, m);
-    scan_float_product_lines<Op, float>(x, y, n, m / n, reverse, exclusive);
+    std::fill(x + m, x + m + spare, 0.0f);
+    scan_float_product_lines<Op, float, true>(x, y, n, m / n, reverse, exclusive);
     floats_to_halves<V>(y, out + first * n, m);
   }
 }
