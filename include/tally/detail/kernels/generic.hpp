@@ -1119,7 +1119,7 @@ TALLY_SIMD_TARGET void scan_product_lines_by_vectors(const T* in, T* out, std::s
   }
 }
 
-/// Packed lines of float32 products of 4 to product_lines_by_vectors_min elements, W (the
+/// Packed lines of float32 products shorter than product_lines_by_vectors_min, W (the
 /// register transpose's width, a vector) lines at a time: the tile of W lines is
 /// transposed so that lane j of row k holds element k of line j, the rows are multiplied
 /// down (each lane the plain loop's chain of one line, so each line keeps the sequence's
@@ -1177,9 +1177,10 @@ TALLY_SIMD_TARGET void scan_product_lines_gathered(const T* in, T* out, std::siz
 /// Packed lines of float32 or float64 products (2 to short_line_max elements), by length:
 /// the line kernel's vectors from product_lines_by_vectors_min on where the vectors have
 /// magnitude tests (a 1-D call's bits), gathered tiles below for float32 (the sequence's
-/// bits) from a vector on, or from 4 in `Padded` buffers (see scan_product_lines_gathered;
-/// float16 lines of 2 and 3 measured the same either way with AVX2, slower in tiles with
-/// AVX-512, whose transposes then move mostly unused rows), the plain loop below.
+/// bits) from a vector on, or in `Padded` buffers (see scan_product_lines_gathered) from
+/// half a vector and at least 4, the plain loop below. (float16 lines, 16M elements,
+/// plain loop / tiles: AVX2 lines of 2 and 3 the same, of 4 7.1 / 6.2 ms; AVX-512 lines of
+/// 4 8.0 / 9.1 ms, where the transposes move mostly unused rows, of 8 10.4 / 6.0 ms.)
 template <class Op, class T, bool Padded = false>
 TALLY_SIMD_TARGET void scan_float_product_lines(const T* in, T* out, std::size_t n, std::size_t count,
                                                 bool reverse, bool exclusive) noexcept {
@@ -1187,7 +1188,8 @@ TALLY_SIMD_TARGET void scan_float_product_lines(const T* in, T* out, std::size_t
     if (n >= product_lines_by_vectors_min)
       return scan_product_lines_by_vectors<Op, T>(in, out, n, count, reverse, exclusive);
   if constexpr (std::is_same_v<T, float>)
-    if (n >= (Padded ? 4 : vec_for<T>::width) && n < product_lines_by_vectors_min)
+    if (n >= (Padded ? (std::max)(std::size_t{4}, vec_for<T>::width / 2) : vec_for<T>::width) &&
+        n < product_lines_by_vectors_min)
       return scan_product_lines_gathered<Op, T, Padded>(in, out, n, count, reverse, exclusive);
   scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, false);
 }
