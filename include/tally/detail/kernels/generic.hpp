@@ -1127,8 +1127,8 @@ TALLY_SIMD_TARGET void scan_product_lines_by_vectors(const T* in, T* out, std::s
 /// W elements of each line, the last block overlapping the one before it. Lines shorter
 /// than W need `Padded` buffers (W elements to spare past the lines, as staged blocks have):
 /// a block then reads and writes past a tile's last line, each tile before the next one,
-/// and the plain loop takes the lines left over (count % W) last. (16M elements, x memcpy,
-/// plain loop / gathered: AVX-512 lines of 16 2.0 / 1.15-1.2, 24 2.1 / 1.25-1.3, 47 2.4 /
+/// and the plain loop takes the lines left over (count % W) last. (A scratch program, 16M
+/// elements, x memcpy, plain loop / gathered: AVX-512 lines of 16 2.0 / 1.15-1.2, 24 2.1 / 1.25-1.3, 47 2.4 /
 /// 1.5-1.6; AVX2 lines of 16 1.9 / 1.1-1.3, 32 2.2 / 1.3-1.5. Float64 kept the plain loop,
 /// 1.1x-1.3x, which the tiles did not beat.)
 template <class Op, class T, bool Padded>
@@ -1198,7 +1198,8 @@ TALLY_SIMD_TARGET void scan_float_product_lines(const T* in, T* out, std::size_t
 /// as float32 lines go, whose float lanes are those of a float16 line: from
 /// product_lines_by_vectors_min elements the line kernel's vectors (the bits of a 1-D call of
 /// the line; 16M elements in lines of 256: 15-19 ms with the plain loop, a chain of 256
-/// multiplies, 4.4-7.3 ms so), from a vector the gathered tiles (the sequence's bits).
+/// multiplies, 4.4-7.3 ms so), below from half a vector the gathered tiles (the sequence's
+/// bits; see scan_float_product_lines).
 template <class Op, class V>
 TALLY_SIMD_TARGET void scan_half_lines_staged(const half* in, half* out, std::size_t n, std::size_t count,
                                               bool reverse, bool exclusive) noexcept {
