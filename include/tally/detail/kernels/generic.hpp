@@ -1128,9 +1128,9 @@ TALLY_SIMD_TARGET void scan_product_lines_by_vectors(const T* in, T* out, std::s
 /// than W need `Padded` buffers (W elements to spare past the lines, as staged blocks have):
 /// a block then reads and writes past a tile's last line, each tile before the next one,
 /// and the plain loop takes the lines left over (count % W) last. (A scratch program, 16M
-/// elements, x memcpy, plain loop / gathered: AVX-512 lines of 16 2.0 / 1.15-1.2, 24 2.1 / 1.25-1.3, 47 2.4 /
-/// 1.5-1.6; AVX2 lines of 16 1.9 / 1.1-1.3, 32 2.2 / 1.3-1.5. Float64 kept the plain loop,
-/// 1.1x-1.3x, which the tiles did not beat.)
+/// elements, x memcpy, plain loop / gathered: AVX-512 lines of 16 2.0 / 1.15-1.2, 24 2.1 /
+/// 1.25-1.3, 47 2.4 / 1.5-1.6; AVX2 lines of 16 1.9 / 1.1-1.3, 32 2.2 / 1.3-1.5. Float64
+/// kept the plain loop, 1.1x-1.3x, which the tiles did not beat.)
 template <class Op, class T, bool Padded>
 TALLY_SIMD_TARGET void scan_product_lines_gathered(const T* in, T* out, std::size_t n, std::size_t count,
                                                    bool reverse, bool exclusive) noexcept {
@@ -1204,7 +1204,8 @@ template <class Op, class V>
 TALLY_SIMD_TARGET void scan_half_lines_staged(const half* in, half* out, std::size_t n, std::size_t count,
                                               bool reverse, bool exclusive) noexcept {
   // W floats to spare past a block for the gathered tiles' short lines (read and written,
-  // their values unused).
+  // their values unused; zeroed after each conversion so that no tile reads a float never
+  // written).
   constexpr std::size_t spare = transpose32::width;
   alignas(64) float x[staged_halves + spare], y[staged_halves + spare];
   const std::size_t lines = staged_halves / n;  // a block: whole lines, at least two
