@@ -895,8 +895,12 @@ void register_sweep() {
   // vector in gathered tiles (the plain loop took about 2x), the rest the plain loop.
   for (std::size_t len : {std::size_t{16}, std::size_t{33}, std::size_t{100}, std::size_t{256}})
     add_sweep<float>("sweep:f32:a1p:L=" + count_label(len), shape{{n / len, len}, {}, 1}, true);
+  // Decreasing ("a1dp"): lines below 48 go first to last, tiles and tasks alike.
   add_sweep<float>("sweep:f32:a1dp:L=16", shape{{n / 16, 16}, {}, 1, true}, true);
+  add_sweep<float>("sweep:f32:a1dp:L=33", shape{{n / 33, 33}, {}, 1, true}, true);
   add_sweep<float>("sweep:f32:a1dp:L=100", shape{{n / 100, 100}, {}, 1, true}, true);
+  add_sweep<double>("sweep:f64:a1dp:L=32", shape{{n / 32, 32}, {}, 1, true}, true);
+  add_sweep<half>("sweep:f16:a1dp:L=16", shape{{n / 16, 16}, {}, 1, true}, true);
   add_sweep<double>("sweep:f64:a1p:L=100", shape{{n / 100, 100}, {}, 1}, true);
   // float64 along packed lines, whose exact mode (the typed layer's default) folds a
   // compensated pair per line: one line at a time from 64 elements, gathered tiles below

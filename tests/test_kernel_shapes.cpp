@@ -655,6 +655,9 @@ void check_products_in_sequence(rng_t& rng) {
   // (A column of width 1 is one line along memory: the line kernel's, as a 1-D call.)
   for (std::size_t width : {3u, 4u, 7u, 15u})
     cases.push_back({{5000 / width, width}, 0, true});
+  // Lines of several tasks (short_lines_job), which a decreasing call takes first to last
+  // here (kernel_set::short_lines_upwards_below).
+  for (std::size_t length : {16u, 33u}) cases.push_back({{40000 / length, length}, 1, true});
   for (scan_case c : cases)
     for (bool decreasing : {false, true})
       for (bool exclusive : {false, true}) {

@@ -1168,8 +1168,8 @@ TALLY_SIMD_TARGET void scan_product_lines_gathered(const T* in, T* out, std::siz
       transpose32::block(rows + at * W, W, tile_out + at, static_cast<std::ptrdiff_t>(n), false);
     }
   }
-  // (Tiles taken downwards for lines read downwards, as short_lines_job takes its tiles,
-  // measured slower: AVX2, lines of 16, 3.5x memcpy against 1.6x.)
+  // (Tiles taken downwards for lines read downwards measured slower: AVX2, lines of 16,
+  // 3.5x memcpy against 1.6x. See short_lines_upwards_below.)
   scalar::scan_short_lines<Op, T>(in + tiles * W * n, out + tiles * W * n, n, count - tiles * W, reverse, exclusive,
                                   false);
 }
@@ -1281,7 +1281,26 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
   }
 }
 
+/// See kernel_set::short_lines_upwards_below. Floating-point products below
+/// product_lines_by_vectors_min (float16 at every length) go through their lines first to
+/// last: the plain loop, the gathered tiles and the staged float16 blocks. Descending runs of
+/// upward tiles or blocks measured slower than upward tasks (16M elements, reverse, AVX-512,
+/// x memcpy, tasks last first / first to last: float32 lines of 16 1.55-1.6 / 1.2, 33 2.0 /
+/// 1.35-1.5; float64 lines of 32 1.75-2.4 / 1.0-1.1; float16 lines of 16 3.0-3.2 / 2.4, of
+/// 100 3.7-3.9 / 2.5; tiles or blocks taken last first inside a call: 1.3-3.0 and 4.3-6.9).
+/// The rest take their lines last first, each read downwards: one descending stream (the
+/// line kernel's vectors on float32 lines of 100: 1.0-1.2x memcpy so, 2.9x first to last).
+template <class Op, class T>
+constexpr std::size_t short_lines_upwards_below() noexcept {
+  if constexpr (!sequential_order_v<Op, T>)
+    return 0;
+  else if constexpr (!std::is_same_v<T, half> && has_magnitude_tests<vec_for<T>>)
+    return product_lines_by_vectors_min;
+  else
+    return short_line_max + 1;
+}
+
 template <class Op, class T>
 inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>,  &scan_columns<Op, T>,     &reduce_contiguous<Op, T>,
-                                           &scatter_tile<T>,          &scan_short_lines<Op, T>, &scalar::scan_strided<Op, T>,
-                                           nan_as_empty_line<Op, T>()};
+                                           &scatter_tile<T>,          &scan_short_lines<Op, T>, short_lines_upwards_below<Op, T>(),
+                                           &scalar::scan_strided<Op, T>, nan_as_empty_line<Op, T>()};

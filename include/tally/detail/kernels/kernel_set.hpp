@@ -47,6 +47,10 @@ struct kernel_set {
   /// `in`/`out` (the lowest addresses); `reverse` scans each line towards lower addresses.
   void (*short_lines)(const T* in, T* out, std::size_t n, std::size_t count, bool reverse, bool exclusive,
                       bool stream) noexcept;
+  /// A reverse short_lines call on lines shorter than this takes them first to last (up
+  /// through memory), on longer ones last first; short_lines_job orders its tasks alike, so
+  /// that memory is one stream either way.
+  std::size_t short_lines_upwards_below;
   /// Any line with its own strides.
   void (*strided)(line_state<A>&, const T* in, std::ptrdiff_t in_step, T* out, std::ptrdiff_t out_step,
                   std::size_t n, bool exclusive) noexcept;

@@ -55,8 +55,10 @@ struct short_lines_job {
     // The region of a tile starts at its first line's lowest address.
     const std::ptrdiff_t first = reverse ? -static_cast<std::ptrdiff_t>(n - 1) : 0;
     if (begin == end) return;
-    // Lines read downwards: tiles last first, as lines_job takes its lines.
-    const std::size_t start = reverse ? end - 1 : begin;
+    // Lines read downwards: tiles last first, as lines_job takes its lines, unless the
+    // kernel takes a tile's lines first to last (see kernel_set::short_lines_upwards_below).
+    const bool last_first = reverse && n >= kernels.short_lines_upwards_below;
+    const std::size_t start = last_first ? end - 1 : begin;
     auto w = outer_walker(l, plan.walked_dims, start / plan.tiles);
     std::size_t t = start % plan.tiles;
     for (std::size_t i = begin; i < end; ++i) {
@@ -64,7 +66,7 @@ struct short_lines_job {
       const auto at = static_cast<std::ptrdiff_t>(line * n) + first;
       kernels.short_lines(carries.p.in + w.offset[in_operand] + at, carries.p.out + w.offset[out_operand] + at, n,
                           count, reverse, plan.exclusive, plan.stream);
-      if (reverse) {
+      if (last_first) {
         if (t-- == 0) {
           t = plan.tiles - 1;
           w.previous();

@@ -142,8 +142,8 @@ void scatter_tile(const T* tile, std::size_t n_a, std::size_t n_b, std::size_t p
 
 template <class Op, class T>
 inline constexpr kernel_set<Op, T> kernels{&scan_contiguous<Op, T>,  &scan_columns<Op, T>,    &reduce_contiguous<Op, T>,
-                                           &scatter_tile<T>,          &scan_short_lines<Op, T>, &scan_strided<Op, T>,
-                                           nullptr};
+                                           &scatter_tile<T>,          &scan_short_lines<Op, T>, short_line_max + 1,
+                                           &scan_strided<Op, T>,      nullptr};
 
 }  // namespace scalar
 
