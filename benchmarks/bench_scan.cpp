@@ -890,6 +890,9 @@ void register_sweep() {
   for (std::size_t len : {std::size_t{4}, std::size_t{16}, std::size_t{33}, std::size_t{100}, std::size_t{256}})
     add_sweep<half>("sweep:f16:a1p:L=" + count_label(len), shape{{n / len, len}, {}, 1}, true);
   add_sweep<half>("sweep:f16:a0p:w=3", shape{{n / 3, 3}, {}, 0}, true);
+  // Products down rows of 3: each column one chain of multiplies (the sequence's bits).
+  add_sweep<float>("sweep:f32:a0p:w=3", shape{{n / 3, 3}, {}, 0}, true);
+  add_sweep<double>("sweep:f64:a0p:w=3", shape{{n / 3, 3}, {}, 0}, true);
   // float32 / float64 products along packed lines: the line kernel's vectors line by line
   // from 48 elements (the plain loop took 3x-10x memcpy there); below, float32 from a
   // vector in gathered tiles (the plain loop took about 2x), the rest the plain loop.

@@ -634,8 +634,9 @@ TEST_CASE("shapes: packed lines of float products have the bits of lone lines", 
 /// Float products along packed lines shorter than product_lines_by_vectors_min and down
 /// rows narrower than a vector have the sequence's bits: the plain loop, or gathered tiles
 /// (generic.hpp, scan_product_lines_gathered: float32, and float16 in its staged blocks,
-/// staged_halves) whose lanes each multiply one line in sequence. float16 runs in float,
-/// rounded once per output. Inexact values and specials (zeros, infinities, NaN,
+/// staged_halves) whose lanes each multiply one line in sequence; narrow rows as one
+/// vector a row, staged in blocks (scan_columns). float16 runs in float, rounded once per
+/// output. Inexact values and specials (zeros, infinities, NaN,
 /// subnormals of float16, values near the largest half) over several tiles and blocks and
 /// a remainder of lines, both directions, exclusive too, in place too. (Longer lines have
 /// the bits of lone lines: the test above.)
@@ -682,6 +683,7 @@ TEST_CASE("shapes: float products along short lines and down narrow rows run in 
   rng_t rng(0xf16);
   check_products_in_sequence<tally::half>(rng);
   check_products_in_sequence<float>(rng);
+  check_products_in_sequence<double>(rng);
 }
 
 }  // namespace
