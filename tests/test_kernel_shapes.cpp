@@ -654,29 +654,37 @@ void check_products_in_sequence(rng_t& rng) {
   for (std::size_t length : {2u, 3u, 5u, 8u, 13u, 16u, 17u, 24u, 31u, 32u, 40u, 47u})
     cases.push_back({{9000 / length, length}, 1, true});
   // (A column of width 1 is one line along memory: the line kernel's, as a 1-D call.)
-  for (std::size_t width : {3u, 4u, 7u, 15u})
+  // Rows of a vector's width too (8 and 16 float32, 4 and 8 float64: the narrow row form's
+  // vector, or the target's), and rows of several chunks on two threads, which hand on
+  // their running rows.
+  for (std::size_t width : {3u, 4u, 7u, 8u, 15u, 16u})
     cases.push_back({{5000 / width, width}, 0, true});
+  for (std::size_t width : {3u, 4u}) {
+    cases.push_back({{300000 / width, width}, 0, true});
+    cases.back().threads = 2;
+  }
   // Lines of several tasks (short_lines_job), which a decreasing call takes first to last
   // here (kernel_set::short_lines_upwards_below).
   for (std::size_t length : {16u, 33u}) cases.push_back({{40000 / length, length}, 1, true});
   for (scan_case c : cases)
     for (bool decreasing : {false, true})
-      for (bool exclusive : {false, true}) {
-        c.decreasing = decreasing;
-        c.exclusive = exclusive;
-        c.in_place = c.axis == 1 && tally_test::one_in(rng, 2);
-        std::vector<T> x(c.count());
-        for (T& v : x) v = draw();
-        const std::vector<T> got = run(c, x), want = reference(c, x);
-        std::size_t wrong = 0;
-        for (std::size_t i = 0; i < x.size(); ++i) {
-          const bool both_nan = std::isnan(static_cast<float>(got[i])) && std::isnan(static_cast<float>(want[i]));
-          if (!both_nan && !tally_test::same_bits(got[i], want[i]) && wrong++ < 3)
-            FAIL_CHECK(c.describe() << ": element " << i << " is " << static_cast<float>(got[i])
-                                    << " where the sequence gives " << static_cast<float>(want[i]));
+      for (bool exclusive : {false, true})
+        for (bool in_place : {false, true}) {
+          c.decreasing = decreasing;
+          c.exclusive = exclusive;
+          c.in_place = in_place;
+          std::vector<T> x(c.count());
+          for (T& v : x) v = draw();
+          const std::vector<T> got = run(c, x), want = reference(c, x);
+          std::size_t wrong = 0;
+          for (std::size_t i = 0; i < x.size(); ++i) {
+            const bool both_nan = std::isnan(static_cast<float>(got[i])) && std::isnan(static_cast<float>(want[i]));
+            if (!both_nan && !tally_test::same_bits(got[i], want[i]) && wrong++ < 3)
+              FAIL_CHECK(c.describe() << ": element " << i << " is " << static_cast<float>(got[i])
+                                      << " where the sequence gives " << static_cast<float>(want[i]));
+          }
+          CHECK(wrong == 0);
         }
-        CHECK(wrong == 0);
-      }
 }
 
 TEST_CASE("shapes: float products along short lines and down narrow rows run in sequence", "[shapes]") {

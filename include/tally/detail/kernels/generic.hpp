@@ -29,6 +29,12 @@ using vec_for = std::conditional_t<
     std::conditional_t<std::is_same_v<T, double>, f64,
                        std::conditional_t<sizeof(T) == 8, i64, std::conditional_t<sizeof(T) == 4, i32, i16>>>>;
 
+/// The vector of narrow rows of float products (scan_narrow_product_rows): the target's
+/// narrow_f32 / narrow_f64 (AVX-512: AVX2's 256 bits, see there), vec_for<T> otherwise.
+template <class T>
+using narrow_rows_vec_for = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, half>, narrow_f32,
+                                               std::conditional_t<std::is_same_v<T, double>, narrow_f64, vec_for<T>>>;
+
 /// The vector of the line kernels (lines, their totals, packed lines) for Op over T:
 /// vec_for<T>, except that 8-bit sums take the target's byte_sums (AVX2 and NEON: native
 /// 8-bit lanes, twice i16's, with the basic vocabulary, select, the differences and, on
@@ -450,6 +456,97 @@ TALLY_SIMD_TARGET void floats_to_halves(const float* from, half* to, std::size_t
   for (; i < m; ++i) to[i] = half(from[i]);
 }
 
+/// A row of scan_columns' narrow rows of float products: x's row lanes (the others take
+/// the identity) into the running row; the row's output is the running row, or the one
+/// before it when exclusive.
+template <class Op, class V>
+TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg narrow_row_step(typename V::reg x, typename V::reg identity,
+                                                                       std::uint64_t row_lanes, typename V::reg& running,
+                                                                       typename V::reg& before, bool exclusive) noexcept {
+  if constexpr (has_select<V>) x = V::select(row_lanes, x, identity);
+  running = V::template combine<Op>(running, x);
+  const typename V::reg y = exclusive ? before : running;
+  before = running;
+  return y;
+}
+
+/// Packed rows of floating-point products at most a vector of V wide (scan_columns): `in`
+/// and `out` at the first row in scan order, `down` when the rows go down in memory. The
+/// running row is one vector, `width` of whose lanes are the columns' running values (the
+/// other lanes multiply the identity, so they never pass through subnormals): a row is a
+/// load, a blend, a multiply and a store, where the per-column loop this replaced kept the
+/// running values in memory, so that each row's multiplies waited on a store and a load.
+/// A row's vector starts at the row read upwards, and ends at it read downwards, so that its
+/// other lanes lie on rows after it in scan order: a store there is overwritten when those
+/// rows come.
+///
+/// Out of place, the rows go straight from the input to the output, but for the last
+/// (W - 1) / width, whose vectors would reach past the call's rows. Those, and every row in
+/// place (where a store would land on input not yet read), go in blocks of rows staged in A
+/// (float16 converted, see staged_halves; float32 and float64 copied), the lowest row first
+/// in each buffer, with W elements to spare either side. Rows of 3, 16M elements, x memcpy
+/// (tally_bench, 2026-12-04): float32 3.6x-3.9x -> 1.8x-2.1x, float64 2.3x-3.4x -> 1.1x-1.4x,
+/// float16 5.5x-7.4x -> 4.6x-4.8x. What is left is the columns' chain of multiplies, a
+/// multiply's latency a row (the exact mode's double chain takes as long: 1.7x-2.0x).
+template <class Op, class T, class V>
+TALLY_SIMD_TARGET void scan_narrow_product_rows(const T* in, T* out, bool down, std::size_t width, std::size_t rows,
+                                                acc_t<T>* acc, bool exclusive, bool starts_are_carries) noexcept {
+  using A = acc_t<T>;
+  using reg = typename V::reg;
+  constexpr std::size_t W = V::width;
+  const auto packed = static_cast<std::ptrdiff_t>(width);
+  const std::ptrdiff_t step = down ? -packed : packed;
+  const std::size_t first_lane = down ? W - width : 0;  // a row's first column's lane
+  const std::uint64_t row_lanes = ((std::uint64_t{1} << width) - 1) << first_lane;
+  alignas(64) A lanes[W];  // the running row (acc) as a vector
+  std::fill(lanes, lanes + W, Op::template identity<A>());
+  if (starts_are_carries) std::copy(acc, acc + width, lanes + first_lane);
+  const reg identity = V::load(lanes);  // (in the lanes outside a row)
+  reg running = identity;
+  reg before = starts_are_carries ? running : V::broadcast(Op::template empty<A>());
+  const std::size_t elements = rows * width, bytes = elements * sizeof(T);
+  const auto lowest_byte = [&](const T* first) {  // of the call's rows
+    return reinterpret_cast<std::uintptr_t>(down ? first - (elements - width) : first);
+  };
+  const std::uintptr_t in_first = lowest_byte(in), out_first = lowest_byte(out);
+  std::size_t k = 0;
+  if (elements >= W && (in_first + bytes <= out_first || out_first + bytes <= in_first)) {
+    const std::size_t straight = rows - (W - 1) / width;
+    const T* x = in - first_lane;
+    T* y = out - first_lane;
+    for (; k < straight; ++k, x += step, y += step) {
+      prefetch_stream_ahead(x, down);
+      V::store(y, narrow_row_step<Op, V>(V::load(x), identity, row_lanes, running, before, exclusive));
+    }
+  }
+  if (k < rows) {
+    constexpr std::size_t staged = staged_halves * sizeof(float) / sizeof(A);  // 8 KiB
+    alignas(64) A x_buffer[W + staged + W], y_buffer[W + staged + W];
+    A* const x = x_buffer + W;
+    A* const y = y_buffer + W;
+    std::fill(x_buffer, x, A(0));
+    const std::size_t block = staged / width;
+    for (; k < rows; k += block) {
+      const std::size_t r = (std::min)(block, rows - k), m = r * width;
+      const std::ptrdiff_t lowest = static_cast<std::ptrdiff_t>(down ? k + r - 1 : k) * step;
+      if constexpr (std::is_same_v<T, half>)
+        halves_to_floats<V>(in + lowest, x, m);
+      else
+        std::memcpy(static_cast<void*>(x), in + lowest, m * sizeof(T));
+      std::fill(x + m, x + m + W, A(0));
+      std::ptrdiff_t at = static_cast<std::ptrdiff_t>(down ? (r - 1) * width : 0) - static_cast<std::ptrdiff_t>(first_lane);
+      for (std::size_t i = 0; i < r; ++i, at += step)
+        V::store(y + at, narrow_row_step<Op, V>(V::load(x + at), identity, row_lanes, running, before, exclusive));
+      if constexpr (std::is_same_v<T, half>)
+        floats_to_halves<V>(y, out + lowest, m);
+      else
+        std::memcpy(static_cast<void*>(out + lowest), y, m * sizeof(T));
+    }
+  }
+  V::store(lanes, running);
+  std::copy(lanes + first_lane, lanes + first_lane + width, acc);
+}
+
 /// Rows ahead that scan_columns prefetches its input.
 inline constexpr std::size_t column_prefetch_rows = 4;
 
@@ -464,54 +561,14 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
   if constexpr (sequential_order_v<Op, T>) {
-    // Packed rows narrower than a vector, of floating-point products: blocks of rows in
-    // A (float16 converted, see staged_halves; float32 and float64 copied), the lowest row
-    // first in each buffer. The running row is one vector, `width` of whose lanes are the
-    // columns' running values (the other lanes multiply whatever lies there, unused): a row
-    // is a load, a multiply and a store, where the per-column loop it replaced kept the
-    // running values in memory (rows of 3, 16M elements: float16 21 ms -> 7-9 ms, float32
-    // 29 ms -> 12 ms, float64 29 ms -> 17 ms; prefetching the next block's input and output
-    // measured no faster). A row's vector starts at the row read upwards, and ends at it read
-    // downwards, so that its other lanes land on rows not yet written (each buffer has W
-    // elements to spare either side, zeroed, so that no load reads an element never
-    // written); the buffers make that safe in place and at a call's ends.
+    // Packed rows of floating-point products, at most a vector wide.
     const auto packed = static_cast<std::ptrdiff_t>(width);
-    if (width < W && in_row_stride == out_row_stride && (in_row_stride == packed || in_row_stride == -packed)) {
-      constexpr std::size_t staged = staged_halves * sizeof(float) / sizeof(A);  // 8 KiB
-      alignas(64) A x_buffer[W + staged + W], y_buffer[W + staged + W];
-      A* const x = x_buffer + W;
-      A* const y = y_buffer + W;
-      std::fill(x_buffer, x, A(0));
-      const bool down = in_row_stride < 0;
-      const std::size_t first_lane = down ? W - width : 0;  // a row's first column's lane
-      alignas(64) A lanes[W];                                 // the running row (acc) as a vector
-      std::fill(lanes, lanes + W, Op::template identity<A>());
-      if (starts_are_carries) std::copy(acc, acc + width, lanes + first_lane);
-      reg running = V::load(lanes);
-      reg before = starts_are_carries ? running : V::broadcast(Op::template empty<A>());
-      const std::size_t block = staged / width;
-      for (std::size_t k = 0; k < rows; k += block) {
-        const std::size_t r = (std::min)(block, rows - k), m = r * width;
-        const std::ptrdiff_t lowest = static_cast<std::ptrdiff_t>(down ? k + r - 1 : k) * in_row_stride;
-        if constexpr (std::is_same_v<T, half>)
-          halves_to_floats<V>(in + lowest, x, m);
-        else
-          std::memcpy(static_cast<void*>(x), in + lowest, m * sizeof(T));
-        std::fill(x + m, x + m + W, A(0));
-        const std::ptrdiff_t step = down ? -packed : packed;
-        std::ptrdiff_t at = static_cast<std::ptrdiff_t>(down ? (r - 1) * width : 0) - static_cast<std::ptrdiff_t>(first_lane);
-        for (std::size_t i = 0; i < r; ++i, at += step) {
-          running = V::template combine<Op>(running, V::load(x + at));
-          V::store(y + at, exclusive ? before : running);
-          before = running;
-        }
-        if constexpr (std::is_same_v<T, half>)
-          floats_to_halves<V>(y, out + lowest, m);
-        else
-          std::memcpy(static_cast<void*>(out + lowest), y, m * sizeof(T));
-      }
-      V::store(lanes, running);
-      std::copy(lanes + first_lane, lanes + first_lane + width, acc);
+    if (width <= W && in_row_stride == out_row_stride && (in_row_stride == packed || in_row_stride == -packed)) {
+      using N = narrow_rows_vec_for<T>;
+      if (width <= N::width)
+        scan_narrow_product_rows<Op, T, N>(in, out, in_row_stride < 0, width, rows, acc, exclusive, starts_are_carries);
+      else
+        scan_narrow_product_rows<Op, T, V>(in, out, in_row_stride < 0, width, rows, acc, exclusive, starts_are_carries);
       return;
     }
   }

@@ -582,6 +582,10 @@ struct i8 {
 
 /// The vector of 8-bit sums (generic.hpp: line_vec_for).
 using byte_sums = i8;
+
+/// The vectors of narrow rows of float products (generic.hpp: narrow_rows_vec_for).
+using narrow_f32 = f32;
+using narrow_f64 = f64;
 /// The vector of 8-bit packed line sums from shifted loads (generic.hpp: scan_short_lines).
 using byte_line_sums = i8;
 

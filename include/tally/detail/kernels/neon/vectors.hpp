@@ -318,6 +318,10 @@ struct i8 {
 
 /// The vector of 8-bit sums (generic.hpp: line_vec_for).
 using byte_sums = i8;
+
+/// The vectors of narrow rows of float products (generic.hpp: narrow_rows_vec_for).
+using narrow_f32 = f32;
+using narrow_f64 = f64;
 /// The vector of 8-bit packed line sums (generic.hpp: scan_short_lines; without the line
 /// window operations, plus_above and the lane shifts, they take the difference form).
 using byte_line_sums = i8;
