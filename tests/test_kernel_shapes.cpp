@@ -655,14 +655,9 @@ void check_products_in_sequence(rng_t& rng) {
     cases.push_back({{9000 / length, length}, 1, true});
   // (A column of width 1 is one line along memory: the line kernel's, as a 1-D call.)
   // Rows of a vector's width too (8 and 16 float32, 4 and 8 float64: the narrow row form's
-  // vector, or the target's), and rows of several chunks on two threads, which hand on
-  // their running rows.
+  // vector, or the target's). (Carries into these rows: tests/test_threads_and_chunks.cpp.)
   for (std::size_t width : {3u, 4u, 7u, 8u, 15u, 16u})
     cases.push_back({{5000 / width, width}, 0, true});
-  for (std::size_t width : {3u, 4u}) {
-    cases.push_back({{300000 / width, width}, 0, true});
-    cases.back().threads = 2;
-  }
   // Lines of several tasks (short_lines_job), which a decreasing call takes first to last
   // here (kernel_set::short_lines_upwards_below).
   for (std::size_t length : {16u, 33u}) cases.push_back({{40000 / length, length}, 1, true});
