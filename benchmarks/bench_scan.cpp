@@ -898,12 +898,15 @@ void register_sweep() {
     add_sweep<half>("sweep:f16:a1p:L=" + count_label(len), shape{{n / len, len}, {}, 1}, true);
   add_sweep<half>("sweep:f16:a0p:w=3", shape{{n / 3, 3}, {}, 0}, true);
   // Products down narrow rows: each column one chain of multiplies (the sequence's bits);
-  // rows of 3 read downwards ("a0dp") too, and rows of a whole AVX2 vector of float64.
+  // rows of 3 read downwards ("a0dp") too, rows of a whole AVX2 vector of float64, and
+  // rows of one to two vectors (float64 7 on AVX2, float32 24 on AVX-512).
   add_sweep<float>("sweep:f32:a0p:w=3", shape{{n / 3, 3}, {}, 0}, true);
   add_sweep<float>("sweep:f32:a0dp:w=3", shape{{n / 3, 3}, {}, 0, true}, true);
   add_sweep<float>("sweep:f32:a0p:w=7", shape{{n / 7, 7}, {}, 0}, true);
   add_sweep<double>("sweep:f64:a0p:w=3", shape{{n / 3, 3}, {}, 0}, true);
   add_sweep<double>("sweep:f64:a0p:w=4", shape{{n / 4, 4}, {}, 0}, true);
+  add_sweep<double>("sweep:f64:a0p:w=7", shape{{n / 7, 7}, {}, 0}, true);
+  add_sweep<float>("sweep:f32:a0p:w=24", shape{{n / 24, 24}, {}, 0}, true);
   // float32 / float64 products along packed lines: the line kernel's vectors line by line
   // from 48 elements (the plain loop took 3x-10x memcpy there); below, float32 from a
   // vector in gathered tiles (the plain loop took about 2x), the rest the plain loop.

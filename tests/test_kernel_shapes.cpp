@@ -655,8 +655,9 @@ void check_products_in_sequence(rng_t& rng) {
     cases.push_back({{9000 / length, length}, 1, true});
   // (A column of width 1 is one line along memory: the line kernel's, as a 1-D call.)
   // Rows of a vector's width too (8 and 16 float32, 4 and 8 float64: the narrow row form's
-  // vector, or the target's). (Carries into these rows: tests/test_threads_and_chunks.cpp.)
-  for (std::size_t width : {3u, 4u, 7u, 8u, 15u, 16u})
+  // vector, or the target's), and rows of one to two vectors (12, 24, 31), whose second
+  // vector overlaps the first. (Carries into these rows: tests/test_threads_and_chunks.cpp.)
+  for (std::size_t width : {3u, 4u, 7u, 8u, 12u, 15u, 16u, 24u, 31u})
     cases.push_back({{5000 / width, width}, 0, true});
   // Lines of several tasks (short_lines_job), which a decreasing call takes first to last
   // here (kernel_set::short_lines_upwards_below).

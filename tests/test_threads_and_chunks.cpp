@@ -477,11 +477,14 @@ void check_chunk_modes(std::uint64_t seed, tally::scan_accuracy accuracy) {
               c.chunks = (variant & 4) ? std::vector<std::size_t>{block, block, 333}
                                        : std::vector<std::size_t>{2 * block, 333};
               check_chunks<T>(c, seed + static_cast<std::uint64_t>(variant));
-              // Rows narrower than a vector too, whose float products keep the running row
-              // in one vector (scan_narrow_product_rows) that a carry enters and leaves.
+              // Rows narrower than a vector, and of one to two vectors, too, whose float
+              // products keep the running row in registers that a carry enters and leaves
+              // (scan_narrow_product_rows, scan_two_vector_product_rows).
               if (columns) {
-                c.width = 3;
-                check_chunks<T>(c, seed + 2000 + static_cast<std::uint64_t>(variant));
+                for (std::size_t width : {3u, 12u}) {
+                  c.width = width;
+                  check_chunks<T>(c, seed + 1000 * width + static_cast<std::uint64_t>(variant));
+                }
                 c.width = 19;
               }
               // Integer-valued sums are exact, so any chunking must give the same bits.

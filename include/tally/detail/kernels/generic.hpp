@@ -547,6 +547,43 @@ TALLY_SIMD_TARGET void scan_narrow_product_rows(const T* in, T* out, bool down, 
   std::copy(lanes + first_lane, lanes + first_lane + width, acc);
 }
 
+/// Rows of floating-point products wider than a vector of V and at most two (scan_columns;
+/// `step` apart in both operands): the running row in two vectors, the first on the row's
+/// first W columns and the second on its last W, which overlap where the row is narrower
+/// than two vectors. Each lane runs its column's chain, so a column in both gets the same
+/// bits in both, and both stores write them. Every load and store lies within its row, so
+/// the rows go straight from the input to the output, in place too, where the general row
+/// loop kept the running row in memory and took the last width % W columns one at a time
+/// (16M elements, x memcpy, a scratch program: float64 rows of 7 with AVX2 1.7x -> 1.1x,
+/// float32 rows of 12 2.1x -> 1.3x; with AVX-512 float32 rows of 31 2.3x -> 1.2x, float64
+/// rows of 12 1.55x -> 1.2x).
+template <class Op, class T, class V>
+TALLY_SIMD_TARGET void scan_two_vector_product_rows(const T* in, T* out, std::ptrdiff_t step, std::size_t width,
+                                                    std::size_t rows, acc_t<T>* acc, bool exclusive,
+                                                    bool starts_are_carries) noexcept {
+  using A = acc_t<T>;
+  using reg = typename V::reg;
+  const std::size_t second = width - V::width;  // the second vector's first column
+  const reg empty = V::broadcast(Op::template empty<A>());
+  reg low = V::broadcast(Op::template identity<A>()), high = low;
+  if (starts_are_carries) {
+    low = V::load(acc);
+    high = V::load(acc + second);
+  }
+  reg low_before = starts_are_carries ? low : empty, high_before = starts_are_carries ? high : empty;
+  for (std::size_t k = 0; k < rows; ++k, in += step, out += step) {
+    prefetch_stream_ahead(in, step < 0);
+    low = V::template combine<Op>(low, V::load(in));
+    high = V::template combine<Op>(high, V::load(in + second));
+    V::store(out, exclusive ? low_before : low);
+    V::store(out + second, exclusive ? high_before : high);
+    low_before = low;
+    high_before = high;
+  }
+  V::store(acc + second, high);
+  V::store(acc, low);
+}
+
 /// Rows ahead that scan_columns prefetches its input.
 inline constexpr std::size_t column_prefetch_rows = 4;
 
@@ -569,6 +606,10 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
         scan_narrow_product_rows<Op, T, N>(in, out, in_row_stride < 0, width, rows, acc, exclusive, starts_are_carries);
       else
         scan_narrow_product_rows<Op, T, V>(in, out, in_row_stride < 0, width, rows, acc, exclusive, starts_are_carries);
+      return;
+    }
+    if (width > W && width <= 2 * W && in_row_stride == out_row_stride) {
+      scan_two_vector_product_rows<Op, T, V>(in, out, in_row_stride, width, rows, acc, exclusive, starts_are_carries);
       return;
     }
   }
