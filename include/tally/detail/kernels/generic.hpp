@@ -598,7 +598,8 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
   if constexpr (sequential_order_v<Op, T>) {
-    // Packed rows of floating-point products, at most a vector wide.
+    // Rows of floating-point products up to two vectors wide keep the running row in
+    // registers: packed ones at most a vector wide in one, wider ones in two.
     const auto packed = static_cast<std::ptrdiff_t>(width);
     if (width <= W && in_row_stride == out_row_stride && (in_row_stride == packed || in_row_stride == -packed)) {
       using N = narrow_rows_vec_for<T>;

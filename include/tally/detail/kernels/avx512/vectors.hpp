@@ -397,8 +397,8 @@ using byte_sums = avx2::i8;
 /// The vectors of narrow rows of float products (generic.hpp: narrow_rows_vec_for): AVX2's
 /// 256 bits. A row's vector is loaded and stored whole a row, and 64-byte stores 12 bytes
 /// apart (rows of 3 float32) cross a cache line on nearly every row: a raw loop over 16M
-/// float32 elements in rows of 3, prefetched, took 12.1 ms with 512-bit vectors and 5.2 ms
-/// with 256 (memcpy 3.6).
+/// float32 elements in rows of 3, prefetched, took 9.3-12.2 ms with 512-bit vectors and
+/// 5.2-5.3 ms with 256 (memcpy 3.5-3.9).
 using narrow_f32 = avx2::f32;
 using narrow_f64 = avx2::f64;
 
