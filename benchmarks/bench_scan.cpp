@@ -881,6 +881,10 @@ void register_sweep() {
   // Narrow rows along axis 0 ("points xyz"); 4 columns is the a0 row L=4M above.
   for (std::size_t width : {std::size_t{3}, std::size_t{7}})
     add_sweep<float>("sweep:f32:a0:w=" + std::to_string(width), shape{{n / width, width}, {}, 0});
+  // Rows wider than a vector and no multiple of one: whole vectors, then one over the last
+  // columns (these took 2x-4x memcpy when the last columns went one at a time).
+  add_sweep<float>("sweep:f32:a0:w=100", shape{{n / 100, 100}, {}, 0});
+  add_sweep<double>("sweep:f64:a0:w=20", shape{{n / 20, 20}, {}, 0});
   const std::size_t few[] = {1, 4, 16, 256, 4096};
   // int8 also at lengths that are no power of two (sums as differences, 8-bit lanes).
   for (std::size_t len : {std::size_t{1}, std::size_t{4}, std::size_t{5}, std::size_t{16}, std::size_t{24},
@@ -907,6 +911,7 @@ void register_sweep() {
   add_sweep<double>("sweep:f64:a0p:w=4", shape{{n / 4, 4}, {}, 0}, true);
   add_sweep<double>("sweep:f64:a0p:w=7", shape{{n / 7, 7}, {}, 0}, true);
   add_sweep<float>("sweep:f32:a0p:w=24", shape{{n / 24, 24}, {}, 0}, true);
+  add_sweep<double>("sweep:f64:a0p:w=31", shape{{n / 31, 31}, {}, 0}, true);
   // float32 / float64 products along packed lines: the line kernel's vectors line by line
   // from 48 elements (the plain loop took 3x-10x memcpy there); below, float32 from a
   // vector in gathered tiles (the plain loop took about 2x), the rest the plain loop.
