@@ -547,20 +547,24 @@ TALLY_SIMD_TARGET void scan_narrow_product_rows(const T* in, T* out, bool down, 
   std::copy(lanes + first_lane, lanes + first_lane + width, acc);
 }
 
-/// Rows of floating-point products wider than a vector of V and at most two (scan_columns;
-/// `step` apart in both operands): the running row in two vectors, the first on the row's
-/// first W columns and the second on its last W, which overlap where the row is narrower
-/// than two vectors. Each lane runs its column's chain, so a column in both gets the same
-/// bits in both, and both stores write them. Every load and store lies within its row, so
-/// the rows go straight from the input to the output, in place too, where the general row
-/// loop kept the running row in memory and took the last width % W columns one at a time
-/// (16M elements, x memcpy, a scratch program: float64 rows of 7 with AVX2 1.7x -> 1.1x,
-/// float32 rows of 12 2.1x -> 1.3x; with AVX-512 float32 rows of 31 2.3x -> 1.2x, float64
-/// rows of 12 1.55x -> 1.2x).
+/// Rows wider than a vector of V and at most two (scan_columns; `step` apart in both
+/// operands): the running row in two vectors, the first on the row's first W columns and
+/// the second on its last W, which overlap where the row is narrower than two vectors. Each
+/// lane runs its column's chain, so a column in both gets the same bits in both, and both
+/// stores write them. Every load and store lies within its row, so the rows go straight
+/// from the input to the output, in place too, where the general row loop keeps the running
+/// row in memory. Floating-point products, whose chain is a multiply a row, took the
+/// general loop with a scalar tail (16M elements, x memcpy, a scratch program: float64 rows
+/// of 7 with AVX2 1.7x -> 1.1x, float32 rows of 12 2.1x -> 1.3x; with AVX-512 float32 rows
+/// of 31 2.3x -> 1.2x, float64 rows of 12 1.55x -> 1.2x). The other operators take it on
+/// packed rows that are no multiple of W, where the general loop's overlapping last vector
+/// stores its row's ends twice and keeps the first vector's running values in memory
+/// (the same program, AVX-512 sums, fast mode: float32 rows of 17 2.3x-2.6x -> 1.2x, of
+/// 20 1.7x-2.1x -> 1.1x-1.2x, of 31 1.5x -> 1.05x-1.1x; float64 rows of 12 1.8x -> 1.2x).
 template <class Op, class T, class V>
-TALLY_SIMD_TARGET void scan_two_vector_product_rows(const T* in, T* out, std::ptrdiff_t step, std::size_t width,
-                                                    std::size_t rows, acc_t<T>* acc, bool exclusive,
-                                                    bool starts_are_carries) noexcept {
+TALLY_SIMD_TARGET void scan_two_vector_rows(const T* in, T* out, std::ptrdiff_t step, std::size_t width,
+                                            std::size_t rows, acc_t<T>* acc, bool exclusive,
+                                            bool starts_are_carries) noexcept {
   using A = acc_t<T>;
   using reg = typename V::reg;
   const std::size_t second = width - V::width;  // the second vector's first column
@@ -597,11 +601,13 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   using A = acc_t<T>;
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
+  // Rows one after the other in both operands (upwards, or downwards: a decreasing axis).
+  const auto packed = static_cast<std::ptrdiff_t>(width);
+  const bool packed_rows = in_row_stride == out_row_stride && (in_row_stride == packed || in_row_stride == -packed);
   if constexpr (sequential_order_v<Op, T>) {
-    // Rows of floating-point products up to two vectors wide keep the running row in
-    // registers: packed ones at most a vector wide in one, wider ones in two.
-    const auto packed = static_cast<std::ptrdiff_t>(width);
-    if (width <= W && in_row_stride == out_row_stride && (in_row_stride == packed || in_row_stride == -packed)) {
+    // Packed rows of floating-point products at most a vector wide keep the running row
+    // in one register.
+    if (width <= W && packed_rows) {
       using N = narrow_rows_vec_for<T>;
       if (width <= N::width)
         scan_narrow_product_rows<Op, T, N>(in, out, in_row_stride < 0, width, rows, acc, exclusive, starts_are_carries);
@@ -609,18 +615,18 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
         scan_narrow_product_rows<Op, T, V>(in, out, in_row_stride < 0, width, rows, acc, exclusive, starts_are_carries);
       return;
     }
-    if (width > W && width <= 2 * W && in_row_stride == out_row_stride) {
-      scan_two_vector_product_rows<Op, T, V>(in, out, in_row_stride, width, rows, acc, exclusive, starts_are_carries);
-      return;
-    }
   }
+  // Rows of one to two vectors keep it in two: floating-point products at any stride, the
+  // others packed (its prefetch runs along the stream) and no multiple of W (the general
+  // loop streams those).
+  if (width > W && width <= 2 * W && in_row_stride == out_row_stride &&
+      (sequential_order_v<Op, T> || (packed_rows && width % W != 0)))
+    return scan_two_vector_rows<Op, T, V>(in, out, in_row_stride, width, rows, acc, exclusive, starts_are_carries);
   if constexpr (has_lane_ops<V> && !sequential_order_v<Op, T>) {  // (products of floats: ops.hpp)
-    const auto packed = static_cast<std::ptrdiff_t>(width);
-    if (width <= W && in_row_stride == out_row_stride && rows * width >= W) {
+    if (width <= W && packed_rows && rows * width >= W) {
       if (in_row_stride == packed)
         return scan_narrow_columns<Op, T, false>(in, out, width, rows, acc, exclusive, starts_are_carries, stream);
-      if (in_row_stride == -packed)
-        return scan_narrow_columns<Op, T, true>(in, out, width, rows, acc, exclusive, starts_are_carries, stream);
+      return scan_narrow_columns<Op, T, true>(in, out, width, rows, acc, exclusive, starts_are_carries, stream);
     }
   }
   // Packed rows of whole vectors are one stream for the writer (rows do not flush it).
