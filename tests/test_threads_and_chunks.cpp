@@ -477,9 +477,9 @@ void check_chunk_modes(std::uint64_t seed, tally::scan_accuracy accuracy) {
               c.chunks = (variant & 4) ? std::vector<std::size_t>{block, block, 333}
                                        : std::vector<std::size_t>{2 * block, 333};
               check_chunks<T>(c, seed + static_cast<std::uint64_t>(variant));
-              // Rows narrower than a vector, and of one to two vectors, too, whose float
-              // products keep the running row in registers that a carry enters and leaves
-              // (scan_narrow_product_rows, scan_two_vector_rows).
+              // Rows narrower than a vector, and of one to two vectors, too, which keep the
+              // running row in registers that a carry enters and leaves (float products:
+              // scan_narrow_product_rows; every operator: scan_two_vector_rows).
               if (columns) {
                 for (std::size_t width : {3u, 12u}) {
                   c.width = width;

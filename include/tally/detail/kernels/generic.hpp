@@ -644,12 +644,13 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   // columns are independent, so their order changes nothing.
   const bool descending = in_row_stride < 0;
   const std::size_t vectors = width / W * W;  // columns [0, vectors) go by whole vectors
-  // A row wider than a vector but not a multiple of it ends on a vector over its last W
-  // columns, which overlaps the last whole one: each lane runs its column's chain, so the
-  // overlapping columns get the same bits in both. Its running values stay in a register
-  // (last_running), stored to acc at the end. It loads before the whole vectors store (in
-  // place, they overwrite its input) and stores after them. The scalar columns it replaced
-  // kept float32 rows of 31 / 100 at 2.2x / 2.6x memcpy, float64 rows of 31 at 4.1x.
+  // A row wider than a vector but not a multiple of it (here: wider than two, or strided)
+  // ends on a vector over its last W columns, which overlaps the last whole one: each lane
+  // runs its column's chain, so the overlapping columns get the same bits in both. Its
+  // running values stay in a register (last_running), stored to acc at the end. It loads
+  // before the whole vectors store (in place, they overwrite its input) and stores after
+  // them. The scalar columns it replaced kept float32 rows of 31 / 100 at 2.2x / 2.6x
+  // memcpy, float64 rows of 31 at 4.1x.
   const bool last_vector = vectors >= W && vectors < width;
   const std::size_t last = width - W;  // its first column
   reg last_running = last_vector && starts_are_carries ? V::load(acc + last) : identity;
