@@ -1571,7 +1571,8 @@ TEST_CASE("segmented cumsum and cumprod restart at every nonzero flag, in the sc
 TEST_CASE("every vocabulary operator gives the same bits on 1, 2 and 5 threads (lines split, tiles too)") {
   rng_t rng(90);
   for (const std::vector<std::size_t>& sizes :
-       {std::vector<std::size_t>{300, 700}, std::vector<std::size_t>{2, 90, 1100}, std::vector<std::size_t>{70000}}) {
+       {std::vector<std::size_t>{300, 700}, std::vector<std::size_t>{2, 90, 1100}, std::vector<std::size_t>{70000},
+        std::vector<std::size_t>{3000, 20}}) {  // (axis 0: a tile of 20 lines, its last in part of a vector)
     for (std::size_t axis = 0; axis < sizes.size(); ++axis) {
       std::size_t n = 1;
       for (std::size_t s : sizes) n *= s;

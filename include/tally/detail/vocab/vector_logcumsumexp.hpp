@@ -67,6 +67,25 @@ struct lanes4 {
   TALLY_TARGET_AVX2 static void load(reg& r, const double* p) { r = _mm256_loadu_pd(p); }
   TALLY_TARGET_AVX2 static void store(float* p, const reg& v) { _mm_storeu_ps(p, _mm256_cvtpd_ps(v)); }
   TALLY_TARGET_AVX2 static void store(double* p, const reg& v) { _mm256_storeu_pd(p, v); }
+  /// Lanes [0, n) from or to p (n < width), the others loaded as 0.
+  TALLY_TARGET_AVX2 static void load_part(reg& r, const float* p, std::size_t n) {
+    r = _mm256_cvtps_pd(_mm_maskload_ps(p, part_mask32(n)));
+  }
+  TALLY_TARGET_AVX2 static void load_part(reg& r, const double* p, std::size_t n) {
+    r = _mm256_maskload_pd(p, part_mask64(n));
+  }
+  TALLY_TARGET_AVX2 static void store_part(float* p, const reg& v, std::size_t n) {
+    _mm_maskstore_ps(p, part_mask32(n), _mm256_cvtpd_ps(v));
+  }
+  TALLY_TARGET_AVX2 static void store_part(double* p, const reg& v, std::size_t n) {
+    _mm256_maskstore_pd(p, part_mask64(n), v);
+  }
+  TALLY_TARGET_AVX2 static __m128i part_mask32(std::size_t n) {
+    return _mm_cmpgt_epi32(_mm_set1_epi32(static_cast<int>(n)), _mm_setr_epi32(0, 1, 2, 3));
+  }
+  TALLY_TARGET_AVX2 static __m256i part_mask64(std::size_t n) {
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(static_cast<long long>(n)), _mm256_setr_epi64x(0, 1, 2, 3));
+  }
   TALLY_TARGET_AVX2 static void load_aligned(reg& r, const double* p) { r = _mm256_load_pd(p); }
   TALLY_TARGET_AVX2 static void store_aligned(double* p, const reg& v) { _mm256_store_pd(p, v); }
   TALLY_TARGET_AVX2 static void add(reg& r, const reg& a, const reg& b) { r = _mm256_add_pd(a, b); }
@@ -101,6 +120,19 @@ struct lanes8 {
   TALLY_TARGET_AVX512 static void load(reg& r, const double* p) { r = _mm512_loadu_pd(p); }
   TALLY_TARGET_AVX512 static void store(float* p, const reg& v) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(v)); }
   TALLY_TARGET_AVX512 static void store(double* p, const reg& v) { _mm512_storeu_pd(p, v); }
+  TALLY_TARGET_AVX512 static void load_part(reg& r, const float* p, std::size_t n) {
+    r = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(part_mask(n), p));
+  }
+  TALLY_TARGET_AVX512 static void load_part(reg& r, const double* p, std::size_t n) {
+    r = _mm512_maskz_loadu_pd(part_mask(n), p);
+  }
+  TALLY_TARGET_AVX512 static void store_part(float* p, const reg& v, std::size_t n) {
+    _mm256_mask_storeu_ps(p, part_mask(n), _mm512_cvtpd_ps(v));
+  }
+  TALLY_TARGET_AVX512 static void store_part(double* p, const reg& v, std::size_t n) {
+    _mm512_mask_storeu_pd(p, part_mask(n), v);
+  }
+  static __mmask8 part_mask(std::size_t n) { return static_cast<__mmask8>((1u << n) - 1); }
   TALLY_TARGET_AVX512 static void load_aligned(reg& r, const double* p) { r = _mm512_load_pd(p); }
   TALLY_TARGET_AVX512 static void store_aligned(double* p, const reg& v) { _mm512_store_pd(p, v); }
   TALLY_TARGET_AVX512 static void add(reg& r, const reg& a, const reg& b) { r = _mm512_add_pd(a, b); }
@@ -149,7 +181,8 @@ inline void scalar_combine(double& base, double& sum, T x) noexcept {
 //   and log are this operator's whole cost, and the double forms do each on half the
 //   lanes with longer polynomials.
 //
-// Their operations: broadcast(b, base), load / store of elements, load_aligned /
+// Their operations: broadcast(b, base), load / store of elements (load_part / store_part:
+// lanes [0, n) only, the others loaded as 0), load_aligned /
 // store_aligned of bases, reverse, beyond(x, b, limit) (some lane's x - b above limit or
 // unordered), any_not_above(x, limit) (some lane's x at most limit or unordered),
 // exp_difference(t, x, b), to_sums(parts, t) (the terms widened into the parts) and
@@ -170,6 +203,14 @@ struct logsumexp_in_double {
   template <class T>
   static void store(T* p, const reg& v) {
     D::store(p, v);
+  }
+  template <class T>
+  static void load_part(reg& r, const T* p, std::size_t n) {
+    D::load_part(r, p, n);
+  }
+  template <class T>
+  static void store_part(T* p, const reg& v, std::size_t n) {
+    D::store_part(p, v, n);
   }
   static void load_aligned(reg& r, const double* p) { D::load_aligned(r, p); }
   static void store_aligned(double* p, const reg& v) { D::store_aligned(p, v); }
@@ -200,6 +241,15 @@ struct logsumexp_in_float8 {
   TALLY_TARGET_AVX2 static void broadcast(reg& r, double v) { r = _mm256_set1_ps(static_cast<float>(v)); }
   TALLY_TARGET_AVX2 static void load(reg& r, const float* p) { r = _mm256_loadu_ps(p); }
   TALLY_TARGET_AVX2 static void store(float* p, const reg& v) { _mm256_storeu_ps(p, v); }
+  TALLY_TARGET_AVX2 static void load_part(reg& r, const float* p, std::size_t n) {
+    r = _mm256_maskload_ps(p, part_mask(n));
+  }
+  TALLY_TARGET_AVX2 static void store_part(float* p, const reg& v, std::size_t n) {
+    _mm256_maskstore_ps(p, part_mask(n), v);
+  }
+  TALLY_TARGET_AVX2 static __m256i part_mask(std::size_t n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
   TALLY_TARGET_AVX2 static void load_aligned(reg& r, const float* p) { r = _mm256_load_ps(p); }
   TALLY_TARGET_AVX2 static void store_aligned(float* p, const reg& v) { _mm256_store_ps(p, v); }
   TALLY_TARGET_AVX2 static void reverse(reg& v) {
@@ -231,6 +281,12 @@ struct logsumexp_in_float16 {
   TALLY_TARGET_AVX512 static void broadcast(reg& r, double v) { r = _mm512_set1_ps(static_cast<float>(v)); }
   TALLY_TARGET_AVX512 static void load(reg& r, const float* p) { r = _mm512_loadu_ps(p); }
   TALLY_TARGET_AVX512 static void store(float* p, const reg& v) { _mm512_storeu_ps(p, v); }
+  TALLY_TARGET_AVX512 static void load_part(reg& r, const float* p, std::size_t n) {
+    r = _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), p);
+  }
+  TALLY_TARGET_AVX512 static void store_part(float* p, const reg& v, std::size_t n) {
+    _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1), v);
+  }
   TALLY_TARGET_AVX512 static void load_aligned(reg& r, const float* p) { r = _mm512_load_ps(p); }
   TALLY_TARGET_AVX512 static void store_aligned(float* p, const reg& v) { _mm512_store_ps(p, v); }
   TALLY_TARGET_AVX512 static void reverse(reg& v) {
@@ -361,7 +417,11 @@ inline void logsumexp_line(const T* in, T* out, std::size_t n) {
 /// memory, n rows `in_row` / `out_row` elements apart: one line per lane; each row first
 /// combined into the states (exp), then written (log). The first row's states are its
 /// elements with sums of 1, no exp (lines of a few elements, gathered: a scalar combine
-/// for each element of the first row was a third of [4M, 4]'s time).
+/// for each element of the first row was a third of [4M, 4]'s time). The lines past the
+/// last whole vector (all of them, in a tile narrower than one) take a vector too, loaded
+/// and stored in part, its other lanes running lines of zeros that nothing reads: each
+/// element's scalar combine and log cost a vector's (fast float32 logcumsumexp down rows
+/// of 7, AVX-512: 28x memcpy; rows of 31, 16 lanes and 15 one at a time: 15x).
 template <class L, class T>
 inline void logsumexp_rows(const T* in, T* out, std::size_t count, std::size_t n, std::ptrdiff_t in_row,
                            std::ptrdiff_t out_row, const T* next_in) {
@@ -369,54 +429,64 @@ inline void logsumexp_rows(const T* in, T* out, std::size_t count, std::size_t n
   using D = typename L::sums;
   using base_type = typename L::base_type;
   constexpr std::size_t width = L::width;
-  const std::size_t vectors = count / width * width;
+  const std::size_t vectors = count / width * width, rest = count - vectors;
+  const std::size_t lanes = rest == 0 ? count : vectors + width;  // the states, the part's other lanes included
   const double limit = logcumsumexp_op<T>::rebase_above;
   const logcumsumexp_op<T> op;
-  alignas(64) base_type base[logsumexp_tile_capacity];
+  alignas(64) base_type base[logsumexp_tile_capacity];  // (lanes <= the capacity, a multiple of width)
   alignas(64) double sum[logsumexp_tile_capacity];
   const auto combine = [&](std::size_t j, T x) {
     double b = base[j];
     scalar_combine(b, sum[j], x);
     base[j] = static_cast<base_type>(b);
   };
-  typename L::reg x, b, terms;
+  typename L::reg x, b, terms, y;
   typename D::reg s, parts[L::parts];
-  for (std::size_t j = 0; j < count; ++j) base[j] = static_cast<base_type>(op.start().base), sum[j] = op.start().sum;
+  for (std::size_t j = 0; j < lanes; ++j) base[j] = static_cast<base_type>(op.start().base), sum[j] = op.start().sum;
+  // Lines j .. j + width - 1 of row k, their elements x: into the states.
+  const auto fold = [&](std::size_t k, std::size_t j, const T* row) {
+    const auto each = [&] {  // the scalar combines (a part's other lanes: zeros, as loaded)
+      for (std::size_t i = j; i < j + width; ++i) combine(i, i < count ? row[i] : T(0));
+    };
+    if (k == 0) {  // the states {x, 1} (the scalar combine's first), unless x is -inf or NaN
+      if (L::any_not_above(x, -std::numeric_limits<double>::infinity())) return each();
+      L::store_aligned(base + j, x);
+      D::broadcast(s, 1);
+      for (std::size_t p = 0; p < L::parts; ++p) D::store_aligned(sum + j + p * D::width, s);
+      return;
+    }
+    L::load_aligned(b, base + j);
+    if (L::beyond(x, b, limit)) return each();
+    L::exp_difference(terms, x, b);
+    L::to_sums(parts, terms);
+    for (std::size_t p = 0; p < L::parts; ++p) {
+      D::load_aligned(s, sum + j + p * D::width);
+      D::add(s, s, parts[p]);
+      D::store_aligned(sum + j + p * D::width, s);
+    }
+  };
   for (std::size_t k = 0; k < n; ++k, in += in_row, out += out_row) {
     const std::uintptr_t ahead = tile_row_ahead(first_row, k, n, in_row, next_in);
-    std::size_t j = 0;
-    for (; j < vectors; j += width) {
+    for (std::size_t j = 0; j < vectors; j += width) {
       // The rows ahead a vector at a time, as in lane_rows.hpp (a whole row's prefetches
       // at its start stalled the loop: 4096 x 4096 float, AVX-512, fast 12.5 -> 8.6 ms,
       // exact 23.2 -> 17.3 ms).
       prefetch_in_row<T>(ahead, j);
       L::load(x, in + j);
-      if (k == 0) {  // the states {x, 1} (the scalar combine's first), unless x is -inf or NaN
-        if (L::any_not_above(x, -std::numeric_limits<double>::infinity())) {
-          for (std::size_t i = j; i < j + width; ++i) combine(i, in[i]);
-          continue;
-        }
-        L::store_aligned(base + j, x);
-        D::broadcast(s, 1);
-        for (std::size_t p = 0; p < L::parts; ++p) D::store_aligned(sum + j + p * D::width, s);
-        continue;
-      }
-      L::load_aligned(b, base + j);
-      if (L::beyond(x, b, limit)) {
-        for (std::size_t i = j; i < j + width; ++i) combine(i, in[i]);
-        continue;
-      }
-      L::exp_difference(terms, x, b);
-      L::to_sums(parts, terms);
-      for (std::size_t p = 0; p < L::parts; ++p) {
-        D::load_aligned(s, sum + j + p * D::width);
-        D::add(s, s, parts[p]);
-        D::store_aligned(sum + j + p * D::width, s);
-      }
+      fold(k, j, in);
     }
-    for (; j < count; ++j) combine(j, in[j]);
+    if (rest != 0) {
+      prefetch_in_row<T>(ahead, vectors);
+      L::load_part(x, in + vectors, rest);
+      fold(k, vectors, in);
+    }
     logsumexp_values<L, T, 1>(base, sum, out, vectors);
-    for (j = vectors; j < count; ++j) out[j] = op.value({base[j], sum[j]});
+    if (rest != 0) {
+      L::load_aligned(b, base + vectors);
+      for (std::size_t p = 0; p < L::parts; ++p) D::load_aligned(parts[p], sum + vectors + p * D::width);
+      L::values(y, b, parts);
+      L::store_part(out + vectors, y, rest);
+    }
   }
 }
 
