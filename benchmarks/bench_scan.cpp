@@ -890,8 +890,9 @@ void register_sweep() {
   // 1.5x-2x memcpy in the general row loop.
   // The exact mode (the "exact" rows) keeps them in two overlapping vectors of running
   // values too (vector_exact_lines.hpp): float32 rows of 31 and float64 rows of 15 took
-  // 1.55x-2.2x memcpy with AVX-512, float64 rows of 7 2x-2.4x with AVX2, folding the
-  // columns past the last whole vector one at a time.
+  // 1.5x-2.5x memcpy with AVX-512, float64 rows of 7 2.5x-3.2x with AVX2 (these rows'
+  // exact column before the change), folding the columns past the last whole vector one
+  // at a time.
   for (std::size_t width : {std::size_t{12}, std::size_t{20}, std::size_t{31}})
     add_sweep<float>("sweep:f32:a0:w=" + std::to_string(width), shape{{n / width, width}, {}, 0});
   for (std::size_t width : {std::size_t{7}, std::size_t{12}, std::size_t{15}})
