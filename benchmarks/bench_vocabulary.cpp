@@ -401,12 +401,13 @@ void register_axis(int axis, bool aligned) {
   fast.accuracy = tally::scan_accuracy::fast;
   add("V3f" + a, aligned, count * 4, [=] { tally::logcumsumexp(in, y, axis, fast); },
       [=] { return check_logsumexp(4); }, torch_peer(3, axis, aligned));
-  // V3w<c> / V3fw<c>: V3 and V3f down c columns ([count / c, c] along axis 0): a tile
-  // narrower than a vector (7), and one whose last lines are fewer than a vector holds
-  // (20). Those lines took a scalar exp and log each (fast, AVX-512: 28x-40x and 8.7x-9.5x
-  // memcpy).
+  // V3w<c> / V3fw<c>: V3 and V3f down c columns ([count / c, c] along axis 0): points
+  // (3) and a tile narrower than a vector (7), several rows to a vector (they took a
+  // vector a row: fast, AVX-512, 13x and 6x-7x memcpy), and one whose last lines are
+  // fewer than a vector holds (20). Those lines took a scalar exp and log each (fast,
+  // AVX-512: 28x-40x and 8.7x-9.5x memcpy).
   if (axis == 0) {
-    for (const std::size_t c : {std::size_t{7}, std::size_t{20}}) {
+    for (const std::size_t c : {std::size_t{3}, std::size_t{7}, std::size_t{20}}) {
       const std::size_t rows = count / c;
       const tally::tensor_view<const float> in_c(x, {rows, c});
       const tally::tensor_view<float> y_c(out.get(), {rows, c});
