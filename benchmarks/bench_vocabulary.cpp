@@ -403,7 +403,7 @@ void register_axis(int axis, bool aligned) {
       [=] { return check_logsumexp(4); }, torch_peer(3, axis, aligned));
   // V3w<c> / V3fw<c>: V3 and V3f down c columns ([count / c, c] along axis 0): points
   // (3) and a tile narrower than a vector (7), several rows to a vector (they took a
-  // vector a row: fast, AVX-512, 13x and 6x-7x memcpy), and one whose last lines are
+  // vector a row: fast, AVX-512, 10x-19x and 6.5x-9x memcpy), and one whose last lines are
   // fewer than a vector holds (20). Those lines took a scalar exp and log each (fast,
   // AVX-512: 28x-40x and 8.7x-9.5x memcpy).
   if (axis == 0) {
