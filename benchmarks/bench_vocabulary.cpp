@@ -307,6 +307,19 @@ void register_axis(int axis, bool aligned) {
         peer{});
     add("V2w3" + a, aligned, points * 3 * 12, [=] { tally::cummax(in3, y3, idx3, 0); },
         [=] { return check_columns(true); }, peer{});
+    // V1w20 / V1w31: V1 down rows of one vector and part of another (AVX-512: 16 lanes and 4
+    // or 15 more), which end on a step over their last 16 lines (lane_rows.hpp). One at a
+    // time, those lines took 1.55x-1.75x / 2.7x-3x memcpy (a scratch program).
+    for (const std::size_t c : {std::size_t{20}, std::size_t{31}}) {
+      const std::size_t rows = count / c;
+      const tally::tensor_view<const float> in_c(x, {rows, c});
+      const tally::tensor_view<float> y_c(out.get(), {rows, c});
+      add("V1w" + std::to_string(c) + a, aligned, rows * c * 4, [=] { tally::cummax(in_c, y_c, 0); }, [=] {
+        bool ok = true;
+        for (std::size_t j = 0; j < c; ++j) ok = ok && cummax_mismatch(x + j, out.get() + j, nullptr, rows, c) == rows;
+        return ok;
+      }, peer{});
+    }
     // V2dw<c> / V2w<c>: V2 of doubles and of floats down c columns ([count / c, c] along axis
     // 0): tiles narrower than a vector (double 3), and wider ones whose last lines are fewer
     // than a vector holds (double 5 and 7, float 13).

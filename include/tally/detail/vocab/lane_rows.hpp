@@ -64,12 +64,28 @@ struct lane_values {
 /// The first row starts the running values (or, with `starts`, every row goes on from
 /// them); in each later row the elements before the
 /// output's `Lanes::align`-byte boundary (when streaming, so that the non-temporal stores
-/// write whole vectors) and after the last whole step go one at a time, the others
-/// `Lanes::width` a step. Each step prefetches its input `rows_ahead` rows on: the same
+/// write whole vectors) and, but as below, those after the last whole step go one at a
+/// time, the others `Lanes::width` a step. Each step prefetches its input `rows_ahead`
+/// rows on: the same
 /// prefetches issued all at once at a row's start (prefetch_run) stalled the loop behind
 /// them (exact float32 rows of a 4096 x 4096 matrix: 7.1 ms -> 5.9 ms; cummax 5.9 ->
 /// 5.2 ms; memcpy 4.6 ms). `ends` (if not null) receives the running values after the
 /// last row. State: void, or the running values' state_type (resumable forms).
+///
+/// A row stored plainly whose end falls inside a step ends on one more step, over its last
+/// `Lanes::width` lines, after the others: it overlaps the last whole one, and runs on a
+/// second copy of those lines' running values (`tail_values`, another running_values on
+/// the stack), so each lane folds its line's elements once, in order, and the lines both
+/// copies hold get the same bits from both. One at a time, those elements took cummax down
+/// float32 rows of 31 (one step of 16 and 15 elements, AVX-512) 1.4x-1.8x memcpy, 1.05x-1.15x
+/// so (tally_bench_vocabulary V1w31). Not taken by:
+/// - rows in place: the step's input is then output the whole steps have written (copied
+///   aside first, it took exact float32 rows of 20 with AVX2 about twice the time: the copy's
+///   stores did not forward to the step's load);
+/// - streamed rows (4 KiB or more, whose steps start at the output's boundary, a different
+///   place in each row, while each copy keeps only its own lanes current): their last
+///   elements are few beside the row, and a plain store over lines just streamed costs a
+///   flush and a fetch of the line.
 template <class Lanes, class State = void>
 inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::out_type>& t,
                       const State* starts = nullptr, State* ends = nullptr) {
@@ -77,6 +93,7 @@ inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::ou
   // and the compiler would reload them from the tile after every one.
   const std::size_t count = t.count, rows = t.rows;
   const std::ptrdiff_t in_row = t.in_row, out_row = t.out_row, resets_row = t.resets_row;
+  constexpr std::size_t width = Lanes::width;
   const bool stream = t.stream;
   const typename Lanes::in_type* const first_row = t.in;
   const typename Lanes::in_type* in = t.in;
@@ -90,12 +107,25 @@ inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::ou
   const bool resumed = starts != nullptr;
   typename Lanes::running_values running(resumed ? head(out) : rows > 1 ? head(out + out_row) : 0);
   const auto lanes = running.lanes();
+  // The tail step's lines (from tail_at on), when a plainly stored row ends inside a step:
+  // their second copy, placed so that the step's values start on a 64-byte boundary.
+  const std::size_t tail_at = count - width;
+  const bool tail = !stream && count > width && count % width != 0 &&
+                    static_cast<const void*>(t.in) != static_cast<const void*>(t.out);
+  typename Lanes::running_values tail_values(tail ? tail_at : 0);
+  const auto tail_lanes = tail_values.lanes();
   if constexpr (!std::is_void_v<State>) {
-    if (resumed)
+    if (resumed) {
       for (std::size_t j = 0; j < count; ++j) running.resume(j, starts[j]);
+      if (tail)
+        for (std::size_t j = tail_at; j < count; ++j) tail_values.resume(j, starts[j]);
+    }
   }
-  if (!resumed)
+  if (!resumed) {
     for (std::size_t j = 0; j < count; ++j) out[j] = running.start(j, in[j]);
+    if (tail)
+      for (std::size_t j = tail_at; j < count; ++j) tail_values.start(j, in[j]);
+  }
   for (std::size_t k = resumed ? 0 : 1; k < rows; ++k) {
     if (k != 0) {
       in += in_row;
@@ -110,33 +140,35 @@ inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::ou
       prefetch_run(flags, resets_row, count);
     }
     const std::size_t first_step = head(out);
-    const std::size_t last_step = first_step + (count - first_step) / Lanes::width * Lanes::width;  // past it
+    const std::size_t last_step = first_step + (count - first_step) / width * width;  // past it
+    const std::size_t one_by_one_to = tail ? last_step : count;  // past the elements that go one at a time
     if (in_row >= 0) {
       std::size_t j = 0;
       for (; j < first_step; ++j) out[j] = running.combine(j, in[j], flags);
-      for (; j < last_step; j += Lanes::width) {
+      for (; j < last_step; j += width) {
         prefetch_in_row<typename Lanes::in_type>(ahead, j);
         Lanes::step(lanes, j, in + j, out + j, flags, stream);
       }
-      for (; j < count; ++j) out[j] = running.combine(j, in[j], flags);
+      for (; j < one_by_one_to; ++j) out[j] = running.combine(j, in[j], flags);
     } else {
       // Rows that go down in memory (a decreasing axis) are walked right to left, the same
       // steps in the other order (the lanes are independent lines): one descending stream
       // for the prefetchers. Left to right, exact float32 [65536, 256] decreasing along
       // axis 0 took 1.5x the increasing time.
-      std::size_t j = count;
+      std::size_t j = one_by_one_to;
       for (; j > last_step; --j) out[j - 1] = running.combine(j - 1, in[j - 1], flags);
-      for (; j > first_step; j -= Lanes::width) {
-        const std::size_t at = j - Lanes::width;
+      for (; j > first_step; j -= width) {
+        const std::size_t at = j - width;
         prefetch_in_row<typename Lanes::in_type>(ahead, at);
         Lanes::step(lanes, at, in + at, out + at, flags, stream);
       }
       for (; j > 0; --j) out[j - 1] = running.combine(j - 1, in[j - 1], flags);
     }
+    if (tail) Lanes::step(tail_lanes, tail_at, in + tail_at, out + tail_at, flags, false);
   }
   if constexpr (!std::is_void_v<State>) {
     if (ends)
-      for (std::size_t j = 0; j < count; ++j) ends[j] = running.state(j);
+      for (std::size_t j = 0; j < count; ++j) ends[j] = tail && j >= tail_at ? tail_values.state(j) : running.state(j);
   }
 }
 
