@@ -309,7 +309,7 @@ void register_axis(int axis, bool aligned) {
         [=] { return check_columns(true); }, peer{});
     // V1w20 / V1w31: V1 down rows of one vector and part of another (AVX-512: 16 lanes and 4
     // or 15 more), which end on a step over their last 16 lines (lane_rows.hpp). One at a
-    // time, those lines took 1.55x-1.75x / 2.7x-3x memcpy (a scratch program).
+    // time, those lines took 1.6x / 1.6x-1.7x memcpy (this suite, AVX-512).
     for (const std::size_t c : {std::size_t{20}, std::size_t{31}}) {
       const std::size_t rows = count / c;
       const tally::tensor_view<const float> in_c(x, {rows, c});

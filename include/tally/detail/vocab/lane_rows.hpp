@@ -75,10 +75,10 @@ struct lane_values {
 /// A row stored plainly whose end falls inside a step ends on one more step, over its last
 /// `Lanes::width` lines, after the others: it overlaps the last whole one, and runs on a
 /// second copy of those lines' running values (`tail_values`, another running_values on
-/// the stack), so each lane folds its line's elements once, in order, and the lines both
-/// copies hold get the same bits from both. One at a time, those elements took cummax down
-/// float32 rows of 31 (one step of 16 and 15 elements, AVX-512) 1.4x-1.8x memcpy, 1.05x-1.15x
-/// so (tally_bench_vocabulary V1w31). Not taken by:
+/// the stack: 32 KiB more), so each lane folds its line's elements once, in order, and the
+/// lines both copies hold get the same bits from both. One at a time, those elements took
+/// cummax down float32 rows of 31 (one step of 16 and 15 elements, AVX-512) 1.6x-1.7x
+/// memcpy, 0.95x-1.05x so (tally_bench_vocabulary V1w31a0). Not taken by:
 /// - rows in place: the step's input is then output the whole steps have written (copied
 ///   aside first, it took exact float32 rows of 20 with AVX2 about twice the time: the copy's
 ///   stores did not forward to the step's load);
