@@ -654,6 +654,7 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   const bool last_vector = vectors >= W && vectors < width;
   const std::size_t last = width - W;  // its first column
   reg last_running = last_vector && starts_are_carries ? V::load(acc + last) : identity;
+  const bool prefetch_rows = rows_worth_prefetching<T>(width, in_row_stride, column_prefetch_rows);
   for (std::size_t k = 0; k < rows; ++k) {
     const T* row_in = in + static_cast<std::ptrdiff_t>(k) * in_row_stride;
     T* row_out = out + static_cast<std::ptrdiff_t>(k) * out_row_stride;
@@ -676,7 +677,8 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
         // The row `column_prefetch_rows` ahead (one row is less than a memory latency),
         // past this call's rows the next call's (next_in): [4, 4M] along axis 0 took 2.4x
         // memcpy when it prefetched past the tensor, 1.4x so.
-        const std::uintptr_t ahead = row_to_prefetch(in, k, rows, in_row_stride, column_prefetch_rows, next_in);
+        const std::uintptr_t ahead =
+            prefetch_rows ? row_to_prefetch(in, k, rows, in_row_stride, column_prefetch_rows, next_in) : 0;
         if (vectors > 0) prefetch_in_row<T>(ahead, width - 1);  // its last line
         for (std::size_t v = 0; v < vectors; v += W) {
           const std::size_t j = descending ? vectors - W - v : v;

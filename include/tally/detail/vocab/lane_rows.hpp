@@ -66,7 +66,7 @@ struct lane_values {
 /// output's `Lanes::align`-byte boundary (when streaming, so that the non-temporal stores
 /// write whole vectors) and, but as below, those after the last whole step go one at a
 /// time, the others `Lanes::width` a step. Each step prefetches its input `rows_ahead`
-/// rows on: the same
+/// rows on (where tile_row_ahead gives a row): the same
 /// prefetches issued all at once at a row's start (prefetch_run) stalled the loop behind
 /// them (exact float32 rows of a 4096 x 4096 matrix: 7.1 ms -> 5.9 ms; cummax 5.9 ->
 /// 5.2 ms; memcpy 4.6 ms). `ends` (if not null) receives the running values after the
@@ -132,7 +132,7 @@ inline void lane_rows(const row_tile<typename Lanes::in_type, typename Lanes::ou
       out += out_row;
     }
     // The input `rows_ahead` rows on: its ends here, the rest a line per step below.
-    const std::uintptr_t ahead = tile_row_ahead(first_row, k, rows, in_row, t.next_in);
+    const std::uintptr_t ahead = tile_row_ahead(first_row, k, rows, count, in_row, t.next_in);
     prefetch_in_row<typename Lanes::in_type>(ahead, 0);
     prefetch_in_row<typename Lanes::in_type>(ahead, count - 1);
     if (flags) {

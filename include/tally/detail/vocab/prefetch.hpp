@@ -16,14 +16,16 @@ namespace vocab {
 /// 4096 float matrix).
 inline constexpr std::ptrdiff_t rows_ahead = 4;
 
-/// The row the row loops prefetch while at row k of a tile of `rows` rows from `first`:
-/// `rows_ahead` rows on, past the last row the next tile's (`next`, null: none; see
-/// row_to_prefetch). Prefetching past a tile into whatever memory lies there cost exact
-/// float32 sums of [4, 4M] along axis 0 2.3x memcpy; 1.5x so.
+/// The row the row loops prefetch while at row k of a tile of `rows` rows of `count`
+/// elements from `first`: `rows_ahead` rows on, past the last row the next tile's (`next`,
+/// null: none; see row_to_prefetch), or none (0) where rows_worth_prefetching says so.
+/// Prefetching past a tile into whatever memory lies there cost exact float32 sums of
+/// [4, 4M] along axis 0 2.3x memcpy; 1.5x so.
 template <class E>
-std::uintptr_t tile_row_ahead(const E* first, std::size_t k, std::size_t rows, std::ptrdiff_t stride,
-                              const E* next) noexcept {
-  return row_to_prefetch(first, k, rows, stride, static_cast<std::size_t>(rows_ahead), next);
+std::uintptr_t tile_row_ahead(const E* first, std::size_t k, std::size_t rows, std::size_t count,
+                              std::ptrdiff_t stride, const E* next) noexcept {
+  constexpr auto ahead = static_cast<std::size_t>(rows_ahead);
+  return rows_worth_prefetching<E>(count, stride, ahead) ? row_to_prefetch(first, k, rows, stride, ahead, next) : 0;
 }
 
 /// The address of the element `rows_ahead` rows after p (stride in elements), computed as

@@ -387,7 +387,7 @@ TALLY_TARGET_AVX2 void extremum_index_rows_avx2(const row_tile<T, T>& t) {
     in += t.in_row;
     out += t.out_row;
     index += t.index_row;
-    const std::uintptr_t ahead = tile_row_ahead(t.in, k, t.rows, t.in_row, t.next_in);
+    const std::uintptr_t ahead = tile_row_ahead(t.in, k, t.rows, t.count, t.in_row, t.next_in);
     prefetch_in_row<T>(ahead, 0);  // the row `rows_ahead` on: its ends, the rest a line per step
     prefetch_in_row<T>(ahead, t.count - 1);
     const std::int64_t position = t.decreasing ? last - static_cast<std::int64_t>(k) : static_cast<std::int64_t>(k);
