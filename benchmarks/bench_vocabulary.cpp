@@ -307,10 +307,12 @@ void register_axis(int axis, bool aligned) {
         peer{});
     add("V2w3" + a, aligned, points * 3 * 12, [=] { tally::cummax(in3, y3, idx3, 0); },
         [=] { return check_columns(true); }, peer{});
-    // V1w20 / V1w31: V1 down rows of one vector and part of another (AVX-512: 16 lanes and 4
-    // or 15 more), which end on a step over their last 16 lines (lane_rows.hpp). One at a
-    // time, those lines took 1.6x / 1.6x-1.7x memcpy (this suite, AVX-512).
-    for (const std::size_t c : {std::size_t{20}, std::size_t{31}}) {
+    // V1w12 / V1w20 / V1w31: V1 down rows of one vector and part of another (AVX2: 8 lanes
+    // and 4 more; AVX-512: 16 and 4 or 15 more), a row per two overlapping vectors
+    // (extremum_two_vector_rows; AVX2 takes 20 and 31 on lane_rows.hpp's steps of 8 and its
+    // last, overlapping one). lane_rows' steps took rows of 20 in 1.6x-1.8x memcpy with
+    // AVX-512, its elements one at a time rows of 31 in 1.6x-1.7x.
+    for (const std::size_t c : {std::size_t{12}, std::size_t{20}, std::size_t{31}}) {
       const std::size_t rows = count / c;
       const tally::tensor_view<const float> in_c(x, {rows, c});
       const tally::tensor_view<float> y_c(out.get(), {rows, c});

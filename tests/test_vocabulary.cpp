@@ -803,7 +803,8 @@ TEST_CASE("row forms (segmented, NaN-skipping, cummax / cummin) down the columns
   check_row_forms<std::int32_t>(1040, 4100, 1, 1);
 }
 
-/// cummax / cummin down `cols` narrow columns (a row per vector: 32 or 64 bytes of lanes),
+/// cummax / cummin down `cols` narrow columns (a row per vector: 32 or 64 bytes of lanes;
+/// or per two, overlapping, where a row is longer than one and shorter than two),
 /// in the layouts that take its whole-vector and its masked rows: packed, padded rows
 /// (the input's and the output's own padding), in place, and packed with padded index
 /// rows, both directions. Values from a few, with -0.0 / +0.0 ties and NaN for floats:
@@ -863,7 +864,7 @@ void check_narrow_extremum_columns(std::size_t rows, std::size_t cols, bool indi
       }
 }
 
-TEST_CASE("cummax / cummin down columns (narrow: a row per vector), with and without indices: the sequential fold") {
+TEST_CASE("cummax / cummin down columns (narrow: a row per vector or two), with and without indices: the sequential fold") {
   for (std::size_t cols = 1; cols <= 33; ++cols) {
     const std::size_t rows = 150 + cols % 4;
     check_narrow_extremum_columns<float>(rows, cols);
@@ -875,6 +876,13 @@ TEST_CASE("cummax / cummin down columns (narrow: a row per vector), with and wit
     check_narrow_extremum_columns<std::uint32_t>(rows, cols);
     check_narrow_extremum_columns<std::int64_t>(rows, cols);
     check_narrow_extremum_columns<std::uint64_t>(rows, cols);
+  }
+  // Rows between one vector and two (two whole vectors a row, overlapping) of bytes and
+  // 16-bit elements: 33 to 63 bytes with AVX2, 65 to 127 with AVX-512.
+  for (std::size_t cols : {std::size_t{40}, std::size_t{63}, std::size_t{65}, std::size_t{100}, std::size_t{127}}) {
+    check_narrow_extremum_columns<std::int8_t>(150, cols);
+    check_narrow_extremum_columns<std::uint8_t>(150, cols);
+    check_narrow_extremum_columns<std::int16_t>(150, cols);
   }
   // In place, the rows are read from a copy, 4 KiB of rows at a time: tiles of several.
   for (std::size_t cols : {std::size_t{1}, std::size_t{3}, std::size_t{5}, std::size_t{8}}) {

@@ -78,7 +78,8 @@ struct lane_values {
 /// the stack: 32 KiB more), so each lane folds its line's elements once, in order, and the
 /// lines both copies hold get the same bits from both. One at a time, those elements took
 /// cummax down float32 rows of 31 (one step of 16 and 15 elements, AVX-512) 1.6x-1.7x
-/// memcpy, 0.95x-1.05x so (tally_bench_vocabulary V1w31a0). Not taken by:
+/// memcpy, 0.95x-1.05x so (tally_bench_vocabulary V1w31a0; such rows, of one to two
+/// vectors, now take extremum_two_vector_rows). Not taken by:
 /// - rows in place: the step's input is then output the whole steps have written (copied
 ///   aside first, it took exact float32 rows of 20 with AVX2 about twice the time: the copy's
 ///   stores did not forward to the step's load);
