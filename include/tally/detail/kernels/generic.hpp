@@ -557,10 +557,11 @@ TALLY_SIMD_TARGET void scan_narrow_product_rows(const T* in, T* out, bool down, 
 /// general loop with a scalar tail (16M elements, x memcpy, a scratch program: float64 rows
 /// of 7 with AVX2 1.7x -> 1.1x, float32 rows of 12 2.1x -> 1.3x; with AVX-512 float32 rows
 /// of 31 2.3x -> 1.2x, float64 rows of 12 1.55x -> 1.2x). The other operators take it on
-/// packed rows that are no multiple of W, where the general loop's overlapping last vector
-/// stores its row's ends twice and keeps the first vector's running values in memory
-/// (the same program, AVX-512 sums, fast mode: float32 rows of 17 2.3x-2.6x -> 1.2x, of
-/// 20 1.7x-2.1x -> 1.1x-1.2x, of 31 1.5x -> 1.05x-1.1x; float64 rows of 12 1.8x -> 1.2x).
+/// packed rows, where the general loop keeps the running row in memory, and stores the
+/// ends of a row that is no multiple of W twice (the same program, AVX-512 sums, fast mode:
+/// float32 rows of 17 2.3x-2.6x -> 1.2x, of 20 1.7x-2.1x -> 1.1x-1.2x, of 31 1.5x ->
+/// 1.05x-1.1x; float64 rows of 12 1.8x -> 1.2x) or streams rows of exactly two vectors
+/// (float32 rows of 32 1.45x-1.7x -> 1.1x-1.2x; float64 rows of 16 1.4x-1.5x -> 1.05x-1.1x).
 template <class Op, class T, class V>
 TALLY_SIMD_TARGET void scan_two_vector_rows(const T* in, T* out, std::ptrdiff_t step, std::size_t width,
                                             std::size_t rows, acc_t<T>* acc, bool exclusive,
@@ -617,10 +618,13 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
     }
   }
   // Rows of one to two vectors keep it in two: floating-point products at any stride, the
-  // others packed (its prefetch runs along the stream) and no multiple of W (the general
-  // loop streams those).
+  // others packed (its prefetch runs along the stream) and no multiple of W, or of exactly
+  // two 64-byte vectors (measured against the general loop streaming them). Two 32-byte
+  // vectors, a cache line a row, the general loop streams faster: fast float64 sums down
+  // rows of 8 with AVX2, 0.95x memcpy there and 1.15x here.
+  constexpr bool line_vectors = sizeof(reg) == 64;
   if (width > W && width <= 2 * W && in_row_stride == out_row_stride &&
-      (sequential_order_v<Op, T> || (packed_rows && width % W != 0)))
+      (sequential_order_v<Op, T> || (packed_rows && (width % W != 0 || line_vectors))))
     return scan_two_vector_rows<Op, T, V>(in, out, in_row_stride, width, rows, acc, exclusive, starts_are_carries);
   if constexpr (has_lane_ops<V> && !sequential_order_v<Op, T>) {  // (products of floats: ops.hpp)
     if (width <= W && packed_rows && rows * width >= W) {
