@@ -640,8 +640,8 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   // lines the writer streams, and flushes them half written (float64 rows of 20: 1.4x
   // memcpy with plain stores, 6x-7x streamed).
   // With 64-byte vectors, packed rows of at most 8 of them (512 bytes) are stored plainly:
-  // streamed, fast sums with AVX-512 took 1.35x-1.55x memcpy down float32 rows of 48,
-  // 1.25x-1.3x down rows of 64, 1.2x-1.5x down float64 rows of 24, 32 and 64; 0.95x-1.15x
+  // streamed, fast sums with AVX-512 took 1.25x-1.6x memcpy down float32 rows of 48,
+  // 1.25x-1.3x down rows of 64, 1.2x-1.7x down float64 rows of 24, 32 and 64; 0.95x-1.25x
   // plainly (a scratch program). With 32-byte vectors (AVX2) the streamed rows measured as
   // fast or faster (float64 rows of 8: 1.0x streamed, 1.05x-1.35x plainly).
   const bool short_packed_rows = line_vectors && one_stream && width <= 8 * W;
