@@ -477,6 +477,29 @@ TEST_CASE("shapes: lines read downwards over padded planes, taken last first", "
   check_lines_taken_last_first<std::int8_t>(rng);
 }
 
+TEST_CASE("shapes: 8-bit sums along long lines, 64-byte vectors then the rest of the line", "[shapes]") {
+  // AVX-512 takes lines of 128 elements and more in 64 lanes up to their last whole
+  // vector, then 32 lanes and single elements (byte_long_sums): lengths on either side of
+  // each change, both directions, exclusive, at odd offsets; a long 1-D line on two
+  // threads sums its halves (reduce_contiguous) before it scans them.
+  rng_t rng(0xb17e);
+  for (std::size_t n : {127u, 128u, 129u, 159u, 191u, 192u, 255u, 257u, 300u, 1000u, 4097u})
+    for (bool decreasing : {false, true})
+      for (bool exclusive : {false, true}) {
+        scan_case lines{{5, n}, 1, false, decreasing, exclusive};
+        lines.in_offset = 1;
+        lines.out_offset = n % 7;
+        check_exact<std::int8_t>(lines, rng);
+        check_exact<std::uint8_t>(lines, rng);
+      }
+  for (bool decreasing : {false, true}) {
+    scan_case line{{(std::size_t{1} << 21) + 37}, 0, false, decreasing, decreasing};
+    line.threads = 2;
+    line.out_offset = 3;
+    check_exact<std::int8_t>(line, rng);
+  }
+}
+
 /// Packed short lines of real data in the fast mode: every line has the bits it has when
 /// the lines around it are scanned in other calls (the rows split at several places), so
 /// neither tiles nor threads nor a staged copy of some of the lines (nancumsum's) can

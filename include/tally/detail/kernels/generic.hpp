@@ -38,7 +38,8 @@ using narrow_rows_vec_for = std::conditional_t<std::is_same_v<T, float> || std::
 /// The vector of the line kernels (lines, their totals, packed lines) for Op over T:
 /// vec_for<T>, except that 8-bit sums take the target's byte_sums (AVX2 and NEON: native
 /// 8-bit lanes, twice i16's, with the basic vocabulary, select, the differences and, on
-/// AVX2, group scans; AVX-512 takes AVX2's).
+/// AVX2, group scans; AVX-512 takes AVX2's, and its own byte_long_sums along lines of two
+/// of those vectors and more: wide_byte_lines).
 template <class Op, class T>
 using line_vec_for = std::conditional_t<sizeof(T) == 1 && is_sum<Op>, byte_sums, vec_for<T>>;
 
@@ -159,10 +160,9 @@ TALLY_SIMD_TARGET T nan_as_empty(T x) noexcept {
 /// a vector continues with scalar steps of the same formula. NanAsEmpty (floating-point
 /// types only) reads every NaN element as the empty value, +0 or 1, as nancumsum and
 /// nancumprod define it: the bits of the same scan over an input so cleaned.
-template <class Op, class T, bool Reverse, bool NanAsEmpty = false>
+template <class Op, class T, bool Reverse, bool NanAsEmpty = false, class V = line_vec_for<Op, T>>
 TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in, T* out, std::size_t n,
                                            bool exclusive, bool stream) noexcept {
-  using V = line_vec_for<Op, T>;
   using A = acc_t<T>;
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
@@ -290,9 +290,8 @@ inline constexpr bool has_tree_totals<V, std::void_t<decltype(V::has_tree_totals
 /// The block-local total of `n` contiguous elements, computed with exactly the
 /// operations scan_contiguous_dir uses for its block-local chain, so that a block's
 /// total and the block's last output agree bit for bit (the thread split relies on it).
-template <class Op, class T, bool Reverse>
+template <class Op, class T, bool Reverse, class V = line_vec_for<Op, T>>
 TALLY_SIMD_TARGET acc_t<T> reduce_contiguous_dir(const T* in, std::size_t n) noexcept {
-  using V = line_vec_for<Op, T>;
   using A = acc_t<T>;
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
@@ -322,14 +321,44 @@ TALLY_SIMD_TARGET acc_t<T> reduce_contiguous_dir(const T* in, std::size_t n) noe
   return loc;
 }
 
+/// 8-bit sums on a target whose byte_long_sums is wider than its byte_sums (AVX-512): a
+/// line of two such vectors or more takes them up to its last whole one, then the rest
+/// goes on from the line state as before. Integer sums are exact, so the bits do not move.
+template <class Op, class T>
+inline constexpr bool wide_byte_lines = sizeof(T) == 1 && is_sum<Op> && !std::is_same_v<byte_long_sums, byte_sums>;
+
+/// The elements of an n-element line that wide_byte_lines takes in byte_long_sums (0: none).
+inline constexpr std::size_t wide_byte_part(std::size_t n) noexcept {
+  return n >= 2 * byte_long_sums::width ? n - n % byte_long_sums::width : 0;
+}
+
 template <class Op, class T>
 TALLY_SIMD_TARGET acc_t<T> reduce_contiguous(const T* in, bool reverse, std::size_t n) noexcept {
+  if constexpr (wide_byte_lines<Op, T>) {
+    if (const std::size_t m = wide_byte_part(n)) {
+      const acc_t<T> head = reverse ? reduce_contiguous_dir<Op, T, true, byte_long_sums>(in, m)
+                                    : reduce_contiguous_dir<Op, T, false, byte_long_sums>(in, m);
+      const T* rest = reverse ? in - m : in + m;
+      return Op::combine(head, reverse ? reduce_contiguous_dir<Op, T, true>(rest, n - m)
+                                       : reduce_contiguous_dir<Op, T, false>(rest, n - m));
+    }
+  }
   return reverse ? reduce_contiguous_dir<Op, T, true>(in, n) : reduce_contiguous_dir<Op, T, false>(in, n);
 }
 
 template <class Op, class T>
 TALLY_SIMD_TARGET void scan_contiguous(line_state<acc_t<T>>& s, const T* in, T* out, bool reverse, std::size_t n,
                                        bool exclusive, bool stream) noexcept {
+  if constexpr (wide_byte_lines<Op, T>) {
+    if (const std::size_t m = wide_byte_part(n)) {
+      if (reverse)
+        scan_contiguous_dir<Op, T, true, false, byte_long_sums>(s, in, out, m, exclusive, stream);
+      else
+        scan_contiguous_dir<Op, T, false, false, byte_long_sums>(s, in, out, m, exclusive, stream);
+      const auto done = reverse ? -static_cast<std::ptrdiff_t>(m) : static_cast<std::ptrdiff_t>(m);
+      in += done, out += done, n -= m;
+    }
+  }
   if (reverse)
     scan_contiguous_dir<Op, T, true>(s, in, out, n, exclusive, stream);
   else
@@ -1400,6 +1429,8 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
       return scan_float_product_lines<Op, T>(in, out, n, count, reverse, exclusive);
     scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
   } else if (n >= L::width) {
+    if constexpr (wide_byte_lines<Op, T>)
+      if (wide_byte_part(n)) return scan_lines_by_vectors<Op, T, byte_long_sums>(in, out, n, count, reverse, exclusive, stream);
     scan_lines_by_vectors<Op, T, L>(in, out, n, count, reverse, exclusive, stream);
   } else if (2 * n > L::width) {
     scan_lines_in_vectors<Op, T, L>(in, out, n, count, reverse, exclusive, stream);

@@ -316,8 +316,9 @@ struct i8 {
   }
 };
 
-/// The vector of 8-bit sums (generic.hpp: line_vec_for).
+/// The vector of 8-bit sums (generic.hpp: line_vec_for), along long lines too.
 using byte_sums = i8;
+using byte_long_sums = i8;
 
 /// The vectors of narrow rows of float products (generic.hpp: narrow_rows_vec_for).
 using narrow_f32 = f32;
