@@ -395,13 +395,13 @@ struct i16 {
 using byte_sums = avx2::i8;
 
 /// The vector of 8-bit sums along lines of at least two of its vectors (generic.hpp:
-/// scan_contiguous, reduce_contiguous, scan_lines_by_vectors): 64 lanes, the in-register prefix as byte shifts
-/// inside each 128-bit block, then each block's total added to the blocks above it in two
-/// block shuffles. Integer sums are exact, so the grouping is free and the bits are
-/// byte_sums'. Along a long line (scan_contiguous), its last 63 elements at most go to
-/// byte_sums (32 lanes and a scalar tail); packed lines of 128 to 256 end on an overlapping
-/// vector. Raw loops over 32 KiB of int8 in L1, pinned to one core: 0.050 ns per element
-/// with byte_sums' 256-bit form, 0.041 with this one.
+/// scan_contiguous, reduce_contiguous, scan_lines_by_vectors): 64 lanes, the in-register
+/// prefix as byte shifts inside each 128-bit block, then each block's total added to the
+/// blocks above it in two block shuffles. Integer sums are exact, so the grouping is free
+/// and the bits are byte_sums'. Along a long line (scan_contiguous), its last 63 elements
+/// at most go to byte_sums (32 lanes and a scalar tail); packed lines of 128 to 256 end on
+/// an overlapping vector. Raw loops over 32 KiB of int8 in L1, pinned to one core: 0.050 ns
+/// per element with byte_sums' 256-bit form, 0.041 with this one.
 struct byte_long_sums {
   using reg = __m512i;
   using lane = std::uint8_t;
