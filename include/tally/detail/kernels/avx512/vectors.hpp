@@ -462,18 +462,8 @@ using narrow_f64 = avx2::f64;
 /// scan_short_sums_by_loads): a compare into a mask and a masked add a load, where
 /// byte_sums takes a compare, an and and an add on half the bytes. Raw loops of int8 lines
 /// of 5 in L1, pinned to one core: 3.5 ns per 32 bytes with byte_sums' form, 1.8 ns with
-/// this one.
-struct byte_line_sums {
-  using reg = __m512i;
-  static constexpr std::size_t width = 64;
-  TALLY_T static reg broadcast(unsigned a) { return _mm512_set1_epi8(static_cast<char>(a)); }
-  template <class X>
-  TALLY_T static reg load(const X* p) {
-    static_assert(sizeof(X) == 1, "8-bit elements");
-    return _mm512_loadu_si512(p);
-  }
-  template <class X>
-  TALLY_T static void store(X* p, reg v) { _mm512_storeu_si512(p, v); }
+/// this one. Its registers, loads and stores are byte_long_sums'.
+struct byte_line_sums : byte_long_sums {
   TALLY_T static reg minus(reg a, reg b) { return _mm512_sub_epi8(a, b); }
   /// The positions a vector later (avx2::i8::next_positions).
   TALLY_T static reg next_positions(reg at, reg advance, reg last) {
