@@ -258,6 +258,15 @@ TEST_CASE("shapes: streamed outputs at every element offset from a cache line", 
   scan_case byte_lines{{(std::size_t{16} << 20) / 64 + 3, 64}, 1, false, true, false};
   byte_lines.out_offset = 7;
   check_exact<std::int8_t>(byte_lines, rng);
+  // Lines of exactly a vector, back to back: int8 lines of 32, int32 lines of 16 (AVX-512) and 8 (AVX2).
+  scan_case vector_lines{{(std::size_t{16} << 20) / 32 + 3, 32}, 1, false, false, true};
+  vector_lines.out_offset = 5;
+  check_exact<std::int8_t>(vector_lines, rng);
+  for (std::size_t n : {8u, 16u}) {
+    scan_case int_lines{{(std::size_t{16} << 20) / 4 / n + 3, n}, 1, false, n == 16, n == 8};
+    int_lines.out_offset = n / 8;
+    check_exact<std::int32_t>(int_lines, rng);
+  }
   scan_case double_lines{{(std::size_t{16} << 20) / 64 + 3, 8}, 1, false, false, true};
   double_lines.out_offset = 3;
   check_exact<double>(double_lines, rng);
