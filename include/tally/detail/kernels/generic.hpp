@@ -818,9 +818,10 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
   const std::uint64_t tail_lanes = r == 0 ? 0 : all & ~((std::uint64_t{1} << (W - r)) - 1);  // W - r < 64
   const reg identity = V::broadcast(Op::template identity<A>());
   const reg empty = V::broadcast(Op::template empty<A>());
-  // Lines of whole vectors are one run of vectors back to back, which streams (float32
-  // [1M, 16] with AVX-512: 1.35x memcpy stored plainly, 0.92x streamed). With a partial
-  // last vector, that vector's plain store would fall between streamed ones.
+  // Lines of whole vectors (two or more: lines of one go one line a vector) are one run of
+  // vectors back to back, which streams (float32 [1M, 16] with AVX-512, when such lines came
+  // here: 1.35x memcpy stored plainly, 0.92x streamed). With a partial last vector, that
+  // vector's plain store would fall between streamed ones.
   streaming_writer<V, T> writer(stream && r == 0);
   // The vector of scan positions [k, k + W) of a line starts at element k, or at n - k - W
   // reversed.
