@@ -823,6 +823,35 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
   // here: 1.35x memcpy stored plainly, 0.92x streamed). With a partial last vector, that
   // vector's plain store would fall between streamed ones.
   streaming_writer<V, T> writer(stream && r == 0);
+  if (r == 0 && count > 0) {
+    // One loop over the run, the running value and the previous vector reset where a line
+    // starts: the operations of the loop below, without its loop per line and the last
+    // vector held back, and the next vector loaded before this one is scanned (16M
+    // elements, AVX-512, x memcpy, four alternated runs: float32 lines of 64 decreasing
+    // 1.22-1.73 -> 1.01-1.20, int32 lines of 32 decreasing 1.09-1.14 -> 0.94-1.00, float64
+    // lines of 24 1.12-1.27 -> 0.84-1.05; ascending float32 within the noise).
+    const std::size_t per_line = n / W, vectors = count * per_line;
+    reg local = identity, prev = empty;
+    std::size_t k = 0;  // the vector's place in its line
+    const auto at_of = [&](std::size_t v) { return Reverse ? (vectors - 1 - v) * W : v * W; };
+    reg x = V::load(in + at_of(0));
+    for (std::size_t v = 0; v < vectors; ++v) {
+      const std::size_t at = at_of(v);
+      prefetch_stream_ahead(in + at, Reverse);
+      const reg next = v + 1 < vectors ? V::load(in + at_of(v + 1)) : x;
+      const reg prefix = V::template scan<Op>(Reverse ? V::reverse(x) : x);
+      x = next;
+      const reg inclusive = V::template combine<Op>(local, prefix);
+      const reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
+      writer.put(out + at, Reverse ? V::reverse(y) : y);
+      if (++k == per_line) {
+        k = 0, local = identity, prev = empty;
+      } else {
+        prev = inclusive, local = V::template combine<Op>(local, V::broadcast_last(prefix));
+      }
+    }
+    return writer.flush();
+  }
   // The vector of scan positions [k, k + W) of a line starts at element k, or at n - k - W
   // reversed.
   // Lines read downwards go last first: one descending stream for the prefetchers (and
