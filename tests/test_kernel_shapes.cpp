@@ -488,11 +488,13 @@ TEST_CASE("shapes: lines read downwards over padded planes, taken last first", "
 
 TEST_CASE("shapes: 8-bit sums along long lines, 64-byte vectors then the rest of the line", "[shapes]") {
   // AVX-512 takes lines of 128 elements and more in 64 lanes up to their last whole
-  // vector, then 32 lanes and single elements (byte_long_sums): lengths on either side of
-  // each change, both directions, exclusive, at odd offsets; a long 1-D line on two
-  // threads sums its halves (reduce_contiguous) before it scans them.
+  // vector, then 32 lanes and single elements (byte_long_sums), and packed lines of 33 to
+  // 256 in 64 lanes (one line a vector up to 64, then the by-vector scan): lengths on
+  // either side of each change, both directions, exclusive, at odd offsets; a long 1-D
+  // line on two threads sums its halves (reduce_contiguous) before it scans them.
   rng_t rng(0xb17e);
-  for (std::size_t n : {127u, 128u, 129u, 159u, 191u, 192u, 255u, 257u, 300u, 1000u, 4097u})
+  for (std::size_t n : {32u, 33u, 40u, 63u, 64u, 65u, 96u, 127u, 128u, 129u, 159u, 191u, 192u, 255u, 257u, 300u,
+                        1000u, 4097u})
     for (bool decreasing : {false, true})
       for (bool exclusive : {false, true}) {
         scan_case lines{{5, n}, 1, false, decreasing, exclusive};

@@ -1449,6 +1449,11 @@ TALLY_SIMD_TARGET void scan_half_lines_staged(const half* in, half* out, std::si
 /// a vector measured faster (16M elements, AVX-512, x memcpy, alternated pairs: int8 lines
 /// of 32 1.34-1.48 -> 0.98-1.07, decreasing 1.81-2.17 -> 1.53-1.68; int32 lines of 16
 /// 1.28-1.40 -> 0.85-1.10, decreasing 1.49-1.57 -> 0.97-1.29).
+/// 8-bit sums on a target with wider byte_long_sums (AVX-512) take it from 33 elements,
+/// past the narrower vector: one line a 64-lane vector up to 64, the by-vector scan above,
+/// where lines of 33 to 127 took two or more 32-lane vectors a line (16M elements, x
+/// memcpy, alternated runs: lines of 40 2.44-2.50 -> 1.41-1.49, of 64 1.57-1.65 ->
+/// 1.12-1.19, of 64 decreasing 2.32-2.46 -> 1.39-1.51, of 96 1.66-1.71 -> 1.48-1.65).
 template <class Op, class T>
 TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std::size_t count, bool reverse,
                                         bool exclusive, bool stream) noexcept {
@@ -1466,8 +1471,11 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
       return scan_float_product_lines<Op, T>(in, out, n, count, reverse, exclusive);
     scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
   } else if (n > L::width) {
-    if constexpr (wide_byte_lines<Op, T>)
-      if (wide_byte_part(n)) return scan_lines_by_vectors<Op, T, byte_long_sums>(in, out, n, count, reverse, exclusive, stream);
+    if constexpr (wide_byte_lines<Op, T>) {
+      if (n > byte_long_sums::width)
+        return scan_lines_by_vectors<Op, T, byte_long_sums>(in, out, n, count, reverse, exclusive, stream);
+      return scan_lines_in_vectors<Op, T, byte_long_sums>(in, out, n, count, reverse, exclusive, stream);
+    }
     scan_lines_by_vectors<Op, T, L>(in, out, n, count, reverse, exclusive, stream);
   } else if (2 * n > L::width) {
     scan_lines_in_vectors<Op, T, L>(in, out, n, count, reverse, exclusive, stream);
