@@ -820,7 +820,8 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
   const reg empty = V::broadcast(Op::template empty<A>());
   // Lines of whole vectors (two or more: lines of one go one line a vector) are one run of
   // vectors back to back, which streams (float32 [1M, 16] with AVX-512, when such lines came
-  // here: 1.35x memcpy stored plainly, 0.92x streamed). With a partial last vector, that
+  // here: 1.35x memcpy stored plainly, 0.92x streamed); the branch below takes them. Lines
+  // with a partial last vector, in the per-line loop after it, store plainly: that
   // vector's plain store would fall between streamed ones.
   streaming_writer<V, T> writer(stream && r == 0);
   if (r == 0 && count > 0) {
