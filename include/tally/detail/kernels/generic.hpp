@@ -799,14 +799,27 @@ TALLY_SIMD_TARGET void scatter_tile(const T* tile, std::size_t n_a, std::size_t 
   scalar::scatter_tile(tile, n_a, n_b, pitch, out, stride_a, stride_b);
 }
 
+/// One vector of a line in scan_lines_by_vectors, in scan order: its in-register prefix
+/// combined with the running value `local` (shifted one lane, `prev`'s last lane in front,
+/// for exclusive); `local` and `prev` carried on to the line's next vector.
+template <class Op, class V>
+TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg line_vector_step(typename V::reg x, typename V::reg& local,
+                                                                       typename V::reg& prev, bool exclusive) noexcept {
+  const typename V::reg prefix = V::template scan<Op>(x);
+  const typename V::reg inclusive = V::template combine<Op>(local, prefix);
+  const typename V::reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
+  prev = inclusive, local = V::template combine<Op>(local, V::broadcast_last(prefix));
+  return y;
+}
+
 /// Packed lines longer than a vector (W < n <= short_line_max; lines of exactly W go one
-/// line a vector, scan_lines_in_vectors), one line at a time as the line kernel scans them
-/// (in-register prefix, then the running value), but with no call, no block bookkeeping
-/// and no scalar tail per line: the last r = n % W elements are
-/// scanned in the vector that ends the line (scan positions [n - W, n)), its first W - r
-/// lanes, scanned already, read as the identity. Those lanes come out wrong, so that
-/// vector is stored before the line's last whole vector, which rewrites them (in place
-/// too: the lanes read twice are the ones the identity replaces).
+/// line a vector, scan_lines_in_vectors), as the line kernel scans them (in-register
+/// prefix, then the running value), but with no call, no block bookkeeping and no scalar
+/// tail per line. Lines of whole vectors are one run of vectors; in other lines the last
+/// r = n % W elements are scanned in the vector that ends the line (scan positions
+/// [n - W, n)), its first W - r lanes, scanned already, read as the identity. Those lanes
+/// come out wrong, so that vector is stored before the line's last whole vector, which
+/// rewrites them (in place too: the lanes read twice are the ones the identity replaces).
 template <class Op, class T, bool Reverse, class V>
 TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n, std::size_t count, bool exclusive,
                                              bool stream) noexcept {
@@ -814,23 +827,19 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
   const std::size_t r = n % W, whole = n - r;
-  const std::uint64_t all = W == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << W) - 1;
-  const std::uint64_t tail_lanes = r == 0 ? 0 : all & ~((std::uint64_t{1} << (W - r)) - 1);  // W - r < 64
   const reg identity = V::broadcast(Op::template identity<A>());
   const reg empty = V::broadcast(Op::template empty<A>());
-  // Lines of whole vectors (two or more: lines of one go one line a vector) are one run of
-  // vectors back to back, which streams (float32 [1M, 16] with AVX-512, when such lines came
-  // here: 1.35x memcpy stored plainly, 0.92x streamed); the branch below takes them. Lines
-  // with a partial last vector, in the per-line loop after it, store plainly: that
-  // vector's plain store would fall between streamed ones.
-  streaming_writer<V, T> writer(stream && r == 0);
-  if (r == 0 && count > 0) {
-    // One loop over the run, the running value and the previous vector reset where a line
-    // starts: the operations of the loop below, without its loop per line and the last
-    // vector held back, and the next vector loaded before this one is scanned (16M
-    // elements, AVX-512, x memcpy, four alternated runs: float32 lines of 64 decreasing
-    // 1.22-1.73 -> 1.01-1.20, int32 lines of 32 decreasing 1.09-1.14 -> 0.94-1.00, float64
-    // lines of 24 1.12-1.27 -> 0.84-1.05; ascending float32 within the noise).
+  if (r == 0) {
+    // Lines of whole vectors (two or more: lines of one go one line a vector): one loop over
+    // the run of vectors back to back, the running value and the previous vector reset
+    // where a line starts, the next vector loaded before this one is scanned (16M elements,
+    // AVX-512, x memcpy, four alternated runs, against a loop per line: float32 lines of 64
+    // decreasing 1.22-1.73 -> 1.01-1.20, int32 lines of 32 decreasing 1.09-1.14 ->
+    // 0.94-1.00, float64 lines of 24 1.12-1.27 -> 0.84-1.05). The run streams (float32
+    // [1M, 16] with AVX-512, when such lines came here: 1.35x memcpy stored plainly, 0.92x
+    // streamed).
+    if (count == 0) return;
+    streaming_writer<V, T> writer(stream);
     const std::size_t per_line = n / W, vectors = count * per_line;
     reg local = identity, prev = empty;
     std::size_t k = 0;  // the vector's place in its line
@@ -840,23 +849,21 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
       const std::size_t at = at_of(v);
       prefetch_stream_ahead(in + at, Reverse);
       const reg next = v + 1 < vectors ? V::load(in + at_of(v + 1)) : x;
-      const reg prefix = V::template scan<Op>(Reverse ? V::reverse(x) : x);
+      const reg y = line_vector_step<Op, V>(Reverse ? V::reverse(x) : x, local, prev, exclusive);
       x = next;
-      const reg inclusive = V::template combine<Op>(local, prefix);
-      const reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
       writer.put(out + at, Reverse ? V::reverse(y) : y);
-      if (++k == per_line) {
-        k = 0, local = identity, prev = empty;
-      } else {
-        prev = inclusive, local = V::template combine<Op>(local, V::broadcast_last(prefix));
-      }
+      if (++k == per_line) k = 0, local = identity, prev = empty;
     }
     return writer.flush();
   }
+  // Lines with a partial last vector, one at a time. They store plainly: the partial
+  // vector's plain store would fall between streamed ones.
   // The vector of scan positions [k, k + W) of a line starts at element k, or at n - k - W
   // reversed.
-  // Lines read downwards go last first: one descending stream for the prefetchers (and
-  // the streaming writer), where lines taken upwards took 4x longer (float16 [64K, 256]).
+  // Lines read downwards go last first: one descending stream for the prefetchers, where
+  // lines taken upwards took 4x longer (float16 [64K, 256]).
+  const std::uint64_t all = W == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << W) - 1;
+  const std::uint64_t tail_lanes = all & ~((std::uint64_t{1} << (W - r)) - 1);  // W - r < 64
   for (std::size_t j = 0; j < count; ++j) {
     const std::size_t line = Reverse ? count - 1 - j : j;
     const T* src = in + line * n;
@@ -864,28 +871,21 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
     reg local = identity, prev = empty, last_whole = empty;
     for (std::size_t k = 0; k < whole; k += W) {
       const std::size_t at = Reverse ? n - k - W : k;
-      // Float32 lines of 16 and 17 with AVX2: 1.3x memcpy without this prefetch, 1.15x with.
+      // Float32 lines of 17 with AVX2: 1.3x memcpy without this prefetch, 1.15x with.
       prefetch_stream_ahead(src + at, Reverse);
-      const reg prefix = V::template scan<Op>(Reverse ? V::reverse(V::load(src + at)) : V::load(src + at));
-      const reg inclusive = V::template combine<Op>(local, prefix);
-      const reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
-      prev = inclusive;
-      local = V::template combine<Op>(local, V::broadcast_last(prefix));
+      const reg x = V::load(src + at);
+      const reg y = line_vector_step<Op, V>(Reverse ? V::reverse(x) : x, local, prev, exclusive);
       if (k + W < whole)
-        writer.put(dst + at, Reverse ? V::reverse(y) : y);
+        V::store(dst + at, Reverse ? V::reverse(y) : y);
       else
         last_whole = y;
     }
-    if (r > 0) {
-      const std::size_t at = Reverse ? 0 : n - W;
-      const reg x = Reverse ? V::reverse(V::load(src + at)) : V::load(src + at);
-      const reg inclusive = V::template combine<Op>(local, V::template scan<Op>(V::select(tail_lanes, x, identity)));
-      const reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
-      V::store(dst + at, Reverse ? V::reverse(y) : y);
-    }
-    writer.put(dst + (Reverse ? r : whole - W), Reverse ? V::reverse(last_whole) : last_whole);
+    const std::size_t at = Reverse ? 0 : n - W;
+    const reg x = Reverse ? V::reverse(V::load(src + at)) : V::load(src + at);
+    const reg y = line_vector_step<Op, V>(V::select(tail_lanes, x, identity), local, prev, exclusive);
+    V::store(dst + at, Reverse ? V::reverse(y) : y);
+    V::store(dst + (Reverse ? r : whole - W), Reverse ? V::reverse(last_whole) : last_whole);
   }
-  writer.flush();
 }
 
 /// The lines at a region's end that a whole vector would reach past, up to `k` at a time
