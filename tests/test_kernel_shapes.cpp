@@ -491,10 +491,11 @@ TEST_CASE("shapes: 8-bit sums along long lines, 64-byte vectors then the rest of
   // vector, then 32 lanes and single elements (byte_long_sums), and packed lines of 33 to
   // 256 in 64 lanes (one line a vector up to 64, then the by-vector scan): lengths on
   // either side of each change, both directions, exclusive, at odd offsets; a long 1-D
-  // line on two threads sums its halves (reduce_contiguous) before it scans them.
+  // line on two threads sums its halves (reduce_contiguous) before it scans them. Lines
+  // of 17 to 64 read downwards take the suffix scan (scan_down) in 32 or 64 lanes.
   rng_t rng(0xb17e);
-  for (std::size_t n : {32u, 33u, 40u, 63u, 64u, 65u, 96u, 127u, 128u, 129u, 159u, 191u, 192u, 255u, 257u, 300u,
-                        1000u, 4097u})
+  for (std::size_t n : {17u, 24u, 31u, 32u, 33u, 40u, 63u, 64u, 65u, 96u, 127u, 128u, 129u, 159u, 191u, 192u, 255u,
+                        257u, 300u, 1000u, 4097u})
     for (bool decreasing : {false, true})
       for (bool exclusive : {false, true}) {
         scan_case lines{{5, n}, 1, false, decreasing, exclusive};

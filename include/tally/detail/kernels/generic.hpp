@@ -153,6 +153,39 @@ TALLY_SIMD_TARGET T nan_as_empty(T x) noexcept {
   return a != a ? from_acc<T>(Op::template empty<A>()) : x;
 }
 
+/// Whether V offers scan_down (the suffix scan), broadcast_first and minus: 8-bit sums on
+/// x86, where reversing a vector of a line read downwards costs half what scanning it does.
+template <class V, class = void>
+inline constexpr bool has_scan_down = false;
+template <class V>
+inline constexpr bool has_scan_down<V, std::void_t<decltype(V::has_scan_down)>> = V::has_scan_down;
+
+/// One vector of a line of 8-bit sums read downwards (scan_contiguous_dir) or of packed
+/// lines (scan_lines_by_vectors), in memory order (a line read downwards runs from its
+/// last lane to its first): its in-register prefix combined with the running value
+/// `local` (for exclusive, shifted one lane, `prev`'s last lane in front); `local` and
+/// `prev` carried on to the line's next vector. With scan_down, a line read downwards
+/// takes the suffix scan and no reversal; exclusive is then the inclusive result less the
+/// element, exact for the integer sums that have it.
+template <class Op, bool Reverse, class V>
+TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg line_vector_step(typename V::reg x, typename V::reg& local,
+                                                                       typename V::reg& prev, bool exclusive) noexcept {
+  using reg = typename V::reg;
+  if constexpr (Reverse && is_sum<Op> && has_scan_down<V>) {
+    const reg suffix = V::template scan_down<Op>(x);
+    const reg inclusive = V::template combine<Op>(local, suffix);
+    local = V::template combine<Op>(local, V::broadcast_first(suffix));
+    prev = local;  // the last inclusive value, in every lane: all that is read of it later
+    return exclusive ? V::minus(inclusive, x) : inclusive;
+  } else {
+    const reg prefix = V::template scan<Op>(Reverse ? V::reverse(x) : x);
+    const reg inclusive = V::template combine<Op>(local, prefix);
+    const reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
+    prev = inclusive, local = V::template combine<Op>(local, V::broadcast_last(prefix));
+    return Reverse ? V::reverse(y) : y;
+  }
+}
+
 /// A contiguous line, the hot loop of every scan along the innermost axis. Per vector:
 /// an in-register prefix, plus the broadcast block-local running value, plus the offset
 /// of the earlier blocks (see line_state.hpp). The loop-carried chain is a single
@@ -239,6 +272,11 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
     std::size_t j = 0;
     for (; j + W <= span; j += W) {
       const std::size_t at = i + j;
+      T* dst = Reverse ? out - at - (W - 1) : out + at;
+      if constexpr (Reverse && is_sum<Op> && has_scan_down<V>) {  // 8-bit sums read downwards: no reversal
+        writer.put(dst, line_vector_step<Op, Reverse, V>(V::load(in - at - (W - 1)), local, prev, exclusive));
+        continue;
+      }
       reg x = Reverse ? V::reverse(V::load(in - at - (W - 1))) : V::load(in + at);
       if constexpr (NanAsEmpty) x = V::nan_to(x, empty);
       const reg prefix = V::template scan<Op>(x);
@@ -246,7 +284,6 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
       const reg inclusive = exact ? within : V::template combine<Op>(offset, within);
       reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
       if (Reverse) y = V::reverse(y);
-      T* dst = Reverse ? out - at - (W - 1) : out + at;
       writer.put(dst, y);
       prev = inclusive;
       local = V::template combine<Op>(local, V::broadcast_last(prefix));  // == last lane of within
@@ -799,19 +836,6 @@ TALLY_SIMD_TARGET void scatter_tile(const T* tile, std::size_t n_a, std::size_t 
   scalar::scatter_tile(tile, n_a, n_b, pitch, out, stride_a, stride_b);
 }
 
-/// One vector of a line in scan_lines_by_vectors, in scan order: its in-register prefix
-/// combined with the running value `local` (shifted one lane, `prev`'s last lane in front,
-/// for exclusive); `local` and `prev` carried on to the line's next vector.
-template <class Op, class V>
-TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg line_vector_step(typename V::reg x, typename V::reg& local,
-                                                                       typename V::reg& prev, bool exclusive) noexcept {
-  const typename V::reg prefix = V::template scan<Op>(x);
-  const typename V::reg inclusive = V::template combine<Op>(local, prefix);
-  const typename V::reg y = exclusive ? V::shift_in(inclusive, prev) : inclusive;
-  prev = inclusive, local = V::template combine<Op>(local, V::broadcast_last(prefix));
-  return y;
-}
-
 /// Packed lines longer than a vector (W < n <= short_line_max; lines of exactly W go one
 /// line a vector, scan_lines_in_vectors), as the line kernel scans them (in-register
 /// prefix, then the running value), but with no call, no block bookkeeping and no scalar
@@ -849,9 +873,9 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
       const std::size_t at = at_of(v);
       prefetch_stream_ahead(in + at, Reverse);
       const reg next = v + 1 < vectors ? V::load(in + at_of(v + 1)) : x;
-      const reg y = line_vector_step<Op, V>(Reverse ? V::reverse(x) : x, local, prev, exclusive);
+      const reg y = line_vector_step<Op, Reverse, V>(x, local, prev, exclusive);
       x = next;
-      writer.put(out + at, Reverse ? V::reverse(y) : y);
+      writer.put(out + at, y);
       if (++k == per_line) k = 0, local = identity, prev = empty;
     }
     return writer.flush();
@@ -862,8 +886,9 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
   // reversed.
   // Lines read downwards go last first: one descending stream for the prefetchers, where
   // lines taken upwards took 4x longer (float16 [64K, 256]).
+  // The lanes of the line's last r elements in memory order: the first r read downwards.
   const std::uint64_t all = W == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << W) - 1;
-  const std::uint64_t tail_lanes = all & ~((std::uint64_t{1} << (W - r)) - 1);  // W - r < 64
+  const std::uint64_t tail_lanes = Reverse ? (std::uint64_t{1} << r) - 1 : all & ~((std::uint64_t{1} << (W - r)) - 1);
   for (std::size_t j = 0; j < count; ++j) {
     const std::size_t line = Reverse ? count - 1 - j : j;
     const T* src = in + line * n;
@@ -873,18 +898,16 @@ TALLY_SIMD_TARGET void scan_lines_by_vectors(const T* in, T* out, std::size_t n,
       const std::size_t at = Reverse ? n - k - W : k;
       // Float32 lines of 17 with AVX2: 1.3x memcpy without this prefetch, 1.15x with.
       prefetch_stream_ahead(src + at, Reverse);
-      const reg x = V::load(src + at);
-      const reg y = line_vector_step<Op, V>(Reverse ? V::reverse(x) : x, local, prev, exclusive);
+      const reg y = line_vector_step<Op, Reverse, V>(V::load(src + at), local, prev, exclusive);
       if (k + W < whole)
-        V::store(dst + at, Reverse ? V::reverse(y) : y);
+        V::store(dst + at, y);
       else
         last_whole = y;
     }
     const std::size_t at = Reverse ? 0 : n - W;
-    const reg x = Reverse ? V::reverse(V::load(src + at)) : V::load(src + at);
-    const reg y = line_vector_step<Op, V>(V::select(tail_lanes, x, identity), local, prev, exclusive);
-    V::store(dst + at, Reverse ? V::reverse(y) : y);
-    V::store(dst + (Reverse ? r : whole - W), Reverse ? V::reverse(last_whole) : last_whole);
+    V::store(dst + at, line_vector_step<Op, Reverse, V>(V::select(tail_lanes, V::load(src + at), identity), local, prev,
+                                                        exclusive));
+    V::store(dst + (Reverse ? r : whole - W), last_whole);
   }
 }
 
@@ -923,6 +946,13 @@ TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg scan_lines_in_vector(typen
                                                                           const std::uint64_t* steps,
                                                                           std::uint64_t starts, bool exclusive,
                                                                           typename V::reg empty) noexcept {
+  if constexpr (Reverse && OneLine && is_sum<Op> && has_scan_down<V>) {
+    // The line sits in the vector's last lanes in memory order: its suffix scan, with no
+    // reversal in and out. Exclusive: less the element itself, exact for the integer sums
+    // that have scan_down (8-bit sums, AVX2 and AVX-512).
+    const typename V::reg y = V::template scan_down<Op>(x);
+    return exclusive ? V::minus(y, x) : y;
+  }
   if (Reverse) x = V::reverse(x);
   if constexpr (OneLine) {
     x = V::template scan<Op>(x);

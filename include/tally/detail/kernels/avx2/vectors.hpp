@@ -578,6 +578,19 @@ struct i8 {
     const reg low_last = _mm256_shuffle_epi8(x, _mm256_set1_epi8(15));
     return combine<Op>(x, _mm256_permute2x128_si256(low_last, low_last, 0x08));
   }
+  static constexpr bool has_scan_down = true;
+  TALLY_T static reg broadcast_first(reg v) { return _mm256_broadcastb_epi8(_mm256_castsi256_si128(v)); }
+  /// The suffix scan: lane i sums lanes i to 31 (scan's steps mirrored), for lines read
+  /// downwards without reversing them in the register (generic.hpp: scan_lines_in_vector).
+  template <class Op>
+  TALLY_T static reg scan_down(reg x) {
+    x = combine<Op>(x, _mm256_srli_si256(x, 1));
+    x = combine<Op>(x, _mm256_srli_si256(x, 2));
+    x = combine<Op>(x, _mm256_srli_si256(x, 4));
+    x = combine<Op>(x, _mm256_srli_si256(x, 8));
+    const reg high_first = _mm256_shuffle_epi8(x, _mm256_setzero_si256());
+    return combine<Op>(x, _mm256_permute2x128_si256(high_first, high_first, 0x81));  // [high half's, zero]
+  }
 };
 
 /// The vector of 8-bit sums (generic.hpp: line_vec_for), along long lines too.
