@@ -901,11 +901,13 @@ void register_sweep() {
     add_sweep<double>("sweep:f64:a0:w=" + std::to_string(width), shape{{n / width, width}, {}, 0});
   const std::size_t few[] = {1, 4, 16, 256, 4096};
   // int8 also at lengths that are no power of two (sums as differences, 8-bit lanes), and
-  // at 64 (one line a 64-lane vector with AVX-512), increasing and decreasing.
+  // at 64 (one line a 64-lane vector with AVX-512), and decreasing at 24, 64 and 4K (the
+  // suffix scan of 8-bit lines read downwards).
   for (std::size_t len : {std::size_t{1}, std::size_t{4}, std::size_t{5}, std::size_t{16}, std::size_t{24},
                           std::size_t{64}, std::size_t{256}, std::size_t{4096}})
     add_sweep<std::int8_t>("sweep:i8:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
-  add_sweep<std::int8_t>("sweep:i8:a1d:L=64", shape{{n / 64, 64}, {}, 1, true});
+  for (std::size_t len : {std::size_t{24}, std::size_t{64}, std::size_t{4096}})
+    add_sweep<std::int8_t>("sweep:i8:a1d:L=" + count_label(len), shape{{n / len, len}, {}, 1, true});
   for (std::size_t len : {std::size_t{1}, std::size_t{4}, std::size_t{7}, std::size_t{16}, std::size_t{33},
                           std::size_t{256}, std::size_t{4096}})
     add_sweep<std::int32_t>("sweep:i32:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
