@@ -160,6 +160,10 @@ inline constexpr bool has_scan_down = false;
 template <class V>
 inline constexpr bool has_scan_down<V, std::void_t<decltype(V::has_scan_down)>> = V::has_scan_down;
 
+/// Whether a line of Op read downwards is scanned with V's scan_down in memory order.
+template <class Op, class V, bool Reverse>
+inline constexpr bool takes_suffix_scan = Reverse && is_sum<Op> && has_scan_down<V>;
+
 /// One vector of a line of 8-bit sums read downwards (scan_contiguous_dir) or of packed
 /// lines (scan_lines_by_vectors), in memory order (a line read downwards runs from its
 /// last lane to its first): its in-register prefix combined with the running value
@@ -171,7 +175,7 @@ template <class Op, bool Reverse, class V>
 TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg line_vector_step(typename V::reg x, typename V::reg& local,
                                                                        typename V::reg& prev, bool exclusive) noexcept {
   using reg = typename V::reg;
-  if constexpr (Reverse && is_sum<Op> && has_scan_down<V>) {
+  if constexpr (takes_suffix_scan<Op, V, Reverse>) {
     const reg suffix = V::template scan_down<Op>(x);
     const reg inclusive = V::template combine<Op>(local, suffix);
     local = V::template combine<Op>(local, V::broadcast_first(suffix));
@@ -273,7 +277,7 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
     for (; j + W <= span; j += W) {
       const std::size_t at = i + j;
       T* dst = Reverse ? out - at - (W - 1) : out + at;
-      if constexpr (Reverse && is_sum<Op> && has_scan_down<V>) {  // 8-bit sums read downwards: no reversal
+      if constexpr (takes_suffix_scan<Op, V, Reverse>) {  // 8-bit sums read downwards: no reversal
         writer.put(dst, line_vector_step<Op, Reverse, V>(V::load(in - at - (W - 1)), local, prev, exclusive));
         continue;
       }
@@ -946,7 +950,7 @@ TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg scan_lines_in_vector(typen
                                                                           const std::uint64_t* steps,
                                                                           std::uint64_t starts, bool exclusive,
                                                                           typename V::reg empty) noexcept {
-  if constexpr (Reverse && OneLine && is_sum<Op> && has_scan_down<V>) {
+  if constexpr (OneLine && takes_suffix_scan<Op, V, Reverse>) {
     // The line sits in the vector's last lanes in memory order: its suffix scan, with no
     // reversal in and out. Exclusive: less the element itself, exact for the integer sums
     // that have scan_down (8-bit sums, AVX2 and AVX-512).
