@@ -337,27 +337,37 @@ TALLY_SIMD_TARGET acc_t<T> reduce_contiguous_dir(const T* in, std::size_t n) noe
   using reg = typename V::reg;
   constexpr std::size_t W = V::width;
   reg local = V::broadcast(Op::template identity<A>());
+  A loc = Op::template identity<A>();
   std::size_t j = 0;
-  if constexpr (has_tree_totals<V> && std::is_same_v<Op, sum_op>) {
-    // Sixteen vectors at a time: their tree totals, then the same chain of adds.
-    alignas(64) A totals[16];
-    A loc = Op::template identity<A>();
-    for (; j + 16 * W <= n; j += 16 * W) {
-      reg rows[16];
-      for (std::size_t r = 0; r < 16; ++r) {
-        const std::size_t at = j + r * W;
-        rows[r] = Reverse ? V::reverse(V::load(in - at - (W - 1))) : V::load(in + at);
+  if constexpr (std::is_integral_v<T>) {
+    // Integer sums and products are exact (modular), so their order is free: the vectors
+    // are combined lane by lane and the lanes folded once, with no scan and no reversal.
+    for (; j + W <= n; j += W)
+      local = V::template combine<Op>(local, V::load(Reverse ? in - j - (W - 1) : in + j));
+    alignas(64) A lanes[W];
+    V::store(lanes, local);
+    for (const A lane : lanes) loc = Op::combine(loc, lane);
+  } else {
+    if constexpr (has_tree_totals<V> && std::is_same_v<Op, sum_op>) {
+      // Sixteen vectors at a time: their tree totals, then the same chain of adds.
+      alignas(64) A totals[16];
+      for (; j + 16 * W <= n; j += 16 * W) {
+        reg rows[16];
+        for (std::size_t r = 0; r < 16; ++r) {
+          const std::size_t at = j + r * W;
+          rows[r] = Reverse ? V::reverse(V::load(in - at - (W - 1))) : V::load(in + at);
+        }
+        V::store(totals, V::tree_totals(rows));
+        for (std::size_t r = 0; r < 16; ++r) loc = Op::combine(loc, totals[r]);
       }
-      V::store(totals, V::tree_totals(rows));
-      for (std::size_t r = 0; r < 16; ++r) loc = Op::combine(loc, totals[r]);
+      local = V::broadcast(loc);
     }
-    local = V::broadcast(loc);
+    for (; j + W <= n; j += W) {
+      const reg x = Reverse ? V::reverse(V::load(in - j - (W - 1))) : V::load(in + j);
+      local = V::template combine<Op>(local, V::broadcast_last(V::template scan<Op>(x)));
+    }
+    loc = static_cast<A>(V::first(local));
   }
-  for (; j + W <= n; j += W) {
-    const reg x = Reverse ? V::reverse(V::load(in - j - (W - 1))) : V::load(in + j);
-    local = V::template combine<Op>(local, V::broadcast_last(V::template scan<Op>(x)));
-  }
-  A loc = static_cast<A>(V::first(local));
   for (; j < n; ++j) loc = Op::combine(loc, to_acc(in[Reverse ? -static_cast<std::ptrdiff_t>(j) : static_cast<std::ptrdiff_t>(j)]));
   return loc;
 }
