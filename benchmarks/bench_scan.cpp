@@ -1012,6 +1012,11 @@ void register_cases() {
       for (unsigned threads : {1u, 2u})
         add<float>(std::string(id) + suffix, "tally_" + std::to_string(threads) + "t", s, false, kind,
                    tally_fn<float>(s, false, threads));
+  // B9c: B1's line of int32 sums (the ratio to memcpy uses B7a's memcpy, the same bytes):
+  // integers take their own first pass of the thread split (vectors folded lane by lane).
+  for (unsigned threads : {1u, 2u})
+    add<std::int32_t>("B9c", "tally_" + std::to_string(threads) + "t", b1, false, buffer_kind::vector,
+                      tally_fn<std::int32_t>(b1, false, threads));
 }
 
 void register_all() {

@@ -72,6 +72,7 @@ CASES = [
     ("B10b", "2-D 2048x4096 float64 product, axis 1", "B10b", ("memcpy", 1.25), "tally"),
     ("B9a", "B1 with 2 threads", "B1", ("threads", 1.4), "tally_2t"),
     ("B9b", "B3 with 2 threads", "B3", ("threads", 1.4), "tally_2t"),
+    ("B9c", "1-D, 16M int32 with 2 threads", "B7a", ("threads", 1.4), "tally_2t"),
 ]
 
 # The vocabulary's rows (issue 14): id, operator, target in memcpy units (None: a user
