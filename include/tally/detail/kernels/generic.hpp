@@ -331,6 +331,7 @@ inline constexpr bool has_tree_totals<V, std::void_t<decltype(V::has_tree_totals
 /// The block-local total of `n` contiguous elements, computed with exactly the
 /// operations scan_contiguous_dir uses for its block-local chain, so that a block's
 /// total and the block's last output agree bit for bit (the thread split relies on it).
+/// Integers agree in any order, so theirs is the cheapest one.
 template <class Op, class T, bool Reverse, class V = line_vec_for<Op, T>>
 TALLY_SIMD_TARGET acc_t<T> reduce_contiguous_dir(const T* in, std::size_t n) noexcept {
   using A = acc_t<T>;
