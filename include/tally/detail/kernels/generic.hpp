@@ -342,12 +342,10 @@ TALLY_SIMD_TARGET acc_t<T> reduce_contiguous_dir(const T* in, std::size_t n) noe
   std::size_t j = 0;
   if constexpr (std::is_integral_v<T>) {
     // Integer sums and products are exact (modular), so their order is free: the vectors
-    // are combined lane by lane and the lanes folded once, with no scan and no reversal.
+    // are combined lane by lane and the lanes folded once (one scan), with no reversal.
     for (; j + W <= n; j += W)
       local = V::template combine<Op>(local, V::load(Reverse ? in - j - (W - 1) : in + j));
-    alignas(64) A lanes[W];
-    V::store(lanes, local);
-    for (const A lane : lanes) loc = Op::combine(loc, lane);
+    loc = static_cast<A>(V::last(V::template scan<Op>(local)));
   } else {
     if constexpr (has_tree_totals<V> && std::is_same_v<Op, sum_op>) {
       // Sixteen vectors at a time: their tree totals, then the same chain of adds.
