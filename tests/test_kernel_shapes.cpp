@@ -668,11 +668,12 @@ TEST_CASE("shapes: packed lines of float products have the bits of lone lines", 
 }
 
 /// Float products along packed lines shorter than product_lines_by_vectors_min and down
-/// rows narrower than a vector have the sequence's bits: the plain loop, or gathered tiles
-/// (generic.hpp, scan_product_lines_gathered: float32, and float16 in its staged blocks,
-/// staged_halves) whose lanes each multiply one line in sequence; narrow rows as one
-/// vector a row, staged in blocks (scan_columns). float16 runs in float, rounded once per
-/// output. Inexact values and specials (zeros, infinities, NaN,
+/// rows narrower than a vector have the sequence's bits: the plain loop, whole lines a
+/// vector one lane a step (generic.hpp, scan_lines_in_vector: lines of up to half a
+/// vector), or gathered tiles (scan_product_lines_gathered: float32, and float16 in its
+/// staged blocks, staged_halves) whose lanes each multiply one line in sequence; narrow
+/// rows as one vector a row, staged in blocks (scan_columns). float16 runs in float,
+/// rounded once per output. Inexact values and specials (zeros, infinities, NaN,
 /// subnormals of float16, values near the largest half) over several tiles and blocks and
 /// a remainder of lines, both directions, exclusive too, in place too. (Longer lines have
 /// the bits of lone lines: the test above.)
@@ -687,7 +688,7 @@ void check_products_in_sequence(rng_t& rng) {
     return T(tally_test::one_in(rng, 2) ? -v : v);
   };
   std::vector<scan_case> cases;
-  for (std::size_t length : {2u, 3u, 5u, 8u, 13u, 16u, 17u, 24u, 31u, 32u, 40u, 47u})
+  for (std::size_t length : {2u, 3u, 4u, 5u, 6u, 7u, 8u, 13u, 16u, 17u, 24u, 31u, 32u, 40u, 47u})
     cases.push_back({{9000 / length, length}, 1, true});
   // (A column of width 1 is one line along memory: the line kernel's, as a 1-D call.)
   // Rows of a vector's width too (8 and 16 float32, 4 and 8 float64: the narrow row form's

@@ -968,8 +968,15 @@ TALLY_SIMD_TARGET TALLY_ALWAYS_INLINE typename V::reg scan_lines_in_vector(typen
   }
   if (Reverse) x = V::reverse(x);
   if constexpr (OneLine) {
+    static_assert(!sequential_order_v<Op, T>, "products of floats keep their sequence");
     x = V::template scan<Op>(x);
     if (exclusive) x = V::shift_in(x, empty);
+  } else if constexpr (sequential_order_v<Op, T>) {
+    // Products of floats in sequence (ops.hpp): one lane a step, each line's lane s taking
+    // lane s - 1's finished product, so every lane's bits are the plain loop's (NaN
+    // payloads aside: a product of two NaNs is either, as the compiler orders operands).
+    for (std::size_t s = 1; s < n; ++s) x = V::template step<Op, 1>(x, starts << s);
+    if (exclusive) x = V::select(starts, empty, V::shift_in(x, empty));
   } else {
     if (n > 1) x = V::template step<Op, 1>(x, steps[0]);
     if (n > 2) x = V::template step<Op, 2>(x, steps[1]);
@@ -1441,18 +1448,34 @@ TALLY_SIMD_TARGET void scan_product_lines_gathered(const T* in, T* out, std::siz
 /// the line kernel's vectors from product_lines_by_vectors_min on where the vectors have
 /// magnitude tests (a 1-D call's bits), gathered tiles below for float32 (the sequence's
 /// bits) from a vector on, or in `Padded` buffers (see scan_product_lines_gathered) from
-/// half a vector and at least 4, the plain loop below. (float16 lines, 16M elements,
-/// plain loop / tiles: AVX2 lines of 2 and 3 the same, of 4 7.1 / 6.2 ms; AVX-512 lines of
-/// 4 8.0 / 9.1 ms, where the transposes move mostly unused rows, of 8 10.4 / 6.0 ms.)
+/// half a vector and at least 4. Below those, lines of 2 to 4 (at most half a vector) go
+/// whole lines a vector (scan_lines_in_vectors, one lane a step: the sequence's bits), and
+/// the plain loop takes the rest. (float16 lines, 16M elements, plain loop / tiles: AVX2
+/// lines of 2 and 3 the same, of 4 7.1 / 6.2 ms; AVX-512 lines of 4 8.0 / 9.1 ms, where
+/// the transposes move mostly unused rows, of 8 10.4 / 6.0 ms. Plain loop / whole lines a
+/// vector, AVX-512, ns per element, -O2: float16 lines of 2 to 4 0.55-0.70 / 0.22-0.31,
+/// float32 0.38-0.49 / 0.19-0.29; -O3: float16 0.40-0.52 / 0.26-0.37, float32 0.30-0.40
+/// / 0.20-0.30.)
 template <class Op, class T, bool Padded = false>
 TALLY_SIMD_TARGET void scan_float_product_lines(const T* in, T* out, std::size_t n, std::size_t count,
                                                 bool reverse, bool exclusive) noexcept {
-  if constexpr (has_magnitude_tests<vec_for<T>>)
+  using V = vec_for<T>;
+  constexpr std::size_t gathered_min = Padded ? (std::max)(std::size_t{4}, V::width / 2) : V::width;
+  // Up to 4 elements (3 steps): lines of 5 to 8 measured faster at -O2 (float32 0.36 ->
+  // 0.29 ns per element) but not at -O3, where GCC unrolls the plain loop (float16 lines
+  // of 7 0.30 -> 0.43). float64 lines that leave lanes unused (3 in 8) measured slower
+  // (0.43-0.44 -> 0.57). Stored plainly: streamed, float32 lines of 4 took 0.25-0.33 ns
+  // per element, against 0.24-0.25.
+  if constexpr (has_lane_ops<V>)
+    if (n <= 4 && 2 * n <= V::width && (std::is_same_v<T, float> ? n < gathered_min : V::width % n == 0)) {
+      if (reverse) return scan_lines_in_vectors<Op, T, true, false, V>(in, out, n, count, exclusive, false);
+      return scan_lines_in_vectors<Op, T, false, false, V>(in, out, n, count, exclusive, false);
+    }
+  if constexpr (has_magnitude_tests<V>)
     if (n >= product_lines_by_vectors_min)
       return scan_product_lines_by_vectors<Op, T>(in, out, n, count, reverse, exclusive);
   if constexpr (std::is_same_v<T, float>)
-    if (n >= (Padded ? (std::max)(std::size_t{4}, vec_for<T>::width / 2) : vec_for<T>::width) &&
-        n < product_lines_by_vectors_min)
+    if (n >= gathered_min && n < product_lines_by_vectors_min)
       return scan_product_lines_gathered<Op, T, Padded>(in, out, n, count, reverse, exclusive);
   scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, false);
 }
