@@ -932,8 +932,10 @@ void register_sweep() {
   add_sweep<double>("sweep:f64:a0p:w=31", shape{{n / 31, 31}, {}, 0}, true);
   // float32 / float64 products along packed lines: the line kernel's vectors line by line
   // from 48 elements (the plain loop took 3x-10x memcpy there); below, float32 from a
-  // vector in gathered tiles (the plain loop took about 2x), the rest the plain loop.
-  for (std::size_t len : {std::size_t{16}, std::size_t{33}, std::size_t{100}, std::size_t{256}})
+  // vector in gathered tiles (the plain loop took about 2x), lines of 2 to 4 whole lines a
+  // vector (float32 4, float64 2), the rest the plain loop (float32 7, float64 3).
+  for (std::size_t len : {std::size_t{4}, std::size_t{7}, std::size_t{16}, std::size_t{33}, std::size_t{100},
+                          std::size_t{256}})
     add_sweep<float>("sweep:f32:a1p:L=" + count_label(len), shape{{n / len, len}, {}, 1}, true);
   // Decreasing ("a1dp"): lines below 48 go first to last, tiles and tasks alike.
   add_sweep<float>("sweep:f32:a1dp:L=16", shape{{n / 16, 16}, {}, 1, true}, true);
@@ -947,6 +949,7 @@ void register_sweep() {
   // (sums from 4, products from 2), the generic loops below those.
   for (std::size_t len : {std::size_t{2}, std::size_t{4}, std::size_t{16}, std::size_t{24}, std::size_t{4096}})
     add_sweep<double>("sweep:f64:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
+  add_sweep<double>("sweep:f64:a1p:L=2", shape{{n / 2, 2}, {}, 1}, true);
   add_sweep<double>("sweep:f64:a1p:L=3", shape{{n / 3, 3}, {}, 1}, true);
   // The same sums on inputs that round ("f64r"): a compensated pair's low part is zero at
   // some steps and not at others, as on measured data, so a branch on it mispredicts
