@@ -1444,33 +1444,19 @@ TALLY_SIMD_TARGET void scan_product_lines_gathered(const T* in, T* out, std::siz
                                   false);
 }
 
-/// Packed lines of float32 or float64 products (2 to short_line_max elements), by length:
-/// the line kernel's vectors from product_lines_by_vectors_min on where the vectors have
-/// magnitude tests (a 1-D call's bits), gathered tiles below for float32 (the sequence's
-/// bits) from a vector on, or in `Padded` buffers (see scan_product_lines_gathered) from
-/// half a vector and at least 4. Below those, lines of 2 to 4 (at most half a vector) go
-/// whole lines a vector (scan_lines_in_vectors, one lane a step: the sequence's bits), and
-/// the plain loop takes the rest. (float16 lines, 16M elements, plain loop / tiles: AVX2
-/// lines of 2 and 3 the same, of 4 7.1 / 6.2 ms; AVX-512 lines of 4 8.0 / 9.1 ms, where
-/// the transposes move mostly unused rows, of 8 10.4 / 6.0 ms. Plain loop / whole lines a
-/// vector, AVX-512, ns per element, -O2: float16 lines of 2 to 4 0.55-0.70 / 0.22-0.31,
-/// float32 0.38-0.49 / 0.19-0.29; -O3: float16 0.40-0.52 / 0.26-0.37, float32 0.30-0.40
-/// / 0.20-0.30.)
+/// Packed lines of float32 or float64 products (5 to short_line_max elements, or 2 to 4
+/// where scan_short_lines cannot take them whole lines a vector), by length: the line
+/// kernel's vectors from product_lines_by_vectors_min on where the vectors have magnitude
+/// tests (a 1-D call's bits), gathered tiles below for float32 (the sequence's bits) from a
+/// vector on, or in `Padded` buffers (see scan_product_lines_gathered) from half a vector
+/// and at least 4, and the plain loop below. (float16 lines, 16M elements, plain loop /
+/// tiles: AVX2 lines of 2 and 3 the same, of 4 7.1 / 6.2 ms; AVX-512 lines of 4 8.0 / 9.1
+/// ms, where the transposes move mostly unused rows, of 8 10.4 / 6.0 ms.)
 template <class Op, class T, bool Padded = false>
 TALLY_SIMD_TARGET void scan_float_product_lines(const T* in, T* out, std::size_t n, std::size_t count,
                                                 bool reverse, bool exclusive) noexcept {
   using V = vec_for<T>;
   constexpr std::size_t gathered_min = Padded ? (std::max)(std::size_t{4}, V::width / 2) : V::width;
-  // Up to 4 elements (3 steps): lines of 5 to 8 measured faster at -O2 (float32 0.36 ->
-  // 0.29 ns per element) but not at -O3, where GCC unrolls the plain loop (float16 lines
-  // of 7 0.30 -> 0.43). float64 lines that leave lanes unused (3 in 8) measured slower
-  // (0.43-0.44 -> 0.57). Stored plainly: streamed, float32 lines of 4 took 0.25-0.33 ns
-  // per element, against 0.24-0.25.
-  if constexpr (has_lane_ops<V>)
-    if (n <= 4 && 2 * n <= V::width && (std::is_same_v<T, float> ? n < gathered_min : V::width % n == 0)) {
-      if (reverse) return scan_lines_in_vectors<Op, T, true, false, V>(in, out, n, count, exclusive, false);
-      return scan_lines_in_vectors<Op, T, false, false, V>(in, out, n, count, exclusive, false);
-    }
   if constexpr (has_magnitude_tests<V>)
     if (n >= product_lines_by_vectors_min)
       return scan_product_lines_by_vectors<Op, T>(in, out, n, count, reverse, exclusive);
@@ -1509,8 +1495,9 @@ TALLY_SIMD_TARGET void scan_half_lines_staged(const half* in, half* out, std::si
 /// 128-bit half), whole lines a vector with segmented steps (the rest, where the vector has
 /// lane_ops), shifted loads (8-bit sums of lines below 16 on x86), differences of the
 /// running sum (the other 8-bit sums, and NEON's integer sums), the plain loop.
-/// Floating-point products (in sequence, ops.hpp) take scan_float_product_lines (float16 in
-/// staged float blocks). Lines of exactly a vector took the by-vector scan's per-line loop
+/// Floating-point products (in sequence, ops.hpp) of 2 to 4 elements go whole lines a vector
+/// where the vector has lane_ops, the others take scan_float_product_lines (float16 in staged
+/// float blocks). Lines of exactly a vector took the by-vector scan's per-line loop
 /// (the running value and the previous vector carried for a next vector that never comes,
 /// the line's vector held back for the writer); both stream the same vectors, and one line
 /// a vector measured faster (16M elements, AVX-512, x memcpy, alternated pairs: int8 lines
@@ -1532,10 +1519,29 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
     else if (out != in)
       std::memcpy(static_cast<void*>(out), in, count * sizeof(T));
   } else if constexpr (!has_select<L> || sequential_order_v<Op, T>) {
-    if constexpr (std::is_same_v<T, half> && sequential_order_v<Op, T>)
-      if (2 * n <= staged_halves) return scan_half_lines_staged<Op, L>(in, out, n, count, reverse, exclusive);
-    if constexpr (sequential_order_v<Op, T> && !std::is_same_v<T, half>)
-      return scan_float_product_lines<Op, T>(in, out, n, count, reverse, exclusive);
+    if constexpr (sequential_order_v<Op, T>) {
+      // Lines of 2 to 4 products, at most half a vector, whole lines a vector (one lane a
+      // step: the sequence's bits); float16 lanes convert on load and store, in float lanes.
+      // Up to 4 elements (3 steps): lines of 5 to 8 measured faster at -O2 (float32 0.36 ->
+      // 0.29 ns per element) but not at -O3, where GCC unrolls the plain loop (float16
+      // lines of 7 0.30 -> 0.43). float64 lines that leave lanes unused (3 in 8) measured
+      // slower (0.43-0.44 -> 0.57). Stored plainly: streamed, float32 lines of 4 took
+      // 0.25-0.33 ns per element, against 0.24-0.25. (16M elements, ns per element, plain
+      // loop / whole lines a vector, AVX-512, -O2: float32 0.38-0.49 / 0.19-0.29; -O3:
+      // 0.30-0.40 / 0.20-0.30. float16, staged float blocks / converted in the vector:
+      // AVX-512 -O2 0.23-0.33 / 0.10-0.19, -O3 0.25-0.66 / 0.14-0.32; AVX2 -O2 0.22-0.45 /
+      // 0.18-0.36.)
+      if constexpr (has_lane_ops<L>)
+        if (n <= 4 && 2 * n <= L::width && (!std::is_same_v<T, double> || L::width % n == 0)) {
+          if (reverse) return scan_lines_in_vectors<Op, T, true, false, L>(in, out, n, count, exclusive, false);
+          return scan_lines_in_vectors<Op, T, false, false, L>(in, out, n, count, exclusive, false);
+        }
+      if constexpr (std::is_same_v<T, half>) {
+        if (2 * n <= staged_halves) return scan_half_lines_staged<Op, L>(in, out, n, count, reverse, exclusive);
+      } else {
+        return scan_float_product_lines<Op, T>(in, out, n, count, reverse, exclusive);
+      }
+    }
     scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, stream);
   } else if (n > L::width) {
     if constexpr (wide_byte_lines<Op, T>) {
