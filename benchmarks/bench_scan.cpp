@@ -915,8 +915,10 @@ void register_sweep() {
     add_sweep<half>("sweep:f16:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1});
   // float16 products ("p"), which run in sequence: short lines and narrow rows went one
   // element at a time through software conversions (28x-100x memcpy) before they were
-  // staged through float blocks, where they go as float32 lines go (below).
-  for (std::size_t len : {std::size_t{4}, std::size_t{16}, std::size_t{33}, std::size_t{100}, std::size_t{256}})
+  // staged through float blocks, where they go as float32 lines go (below); lines of 2 to
+  // 4 convert in the vector instead, whole lines a vector.
+  for (std::size_t len : {std::size_t{2}, std::size_t{4}, std::size_t{16}, std::size_t{33}, std::size_t{100},
+                          std::size_t{256}})
     add_sweep<half>("sweep:f16:a1p:L=" + count_label(len), shape{{n / len, len}, {}, 1}, true);
   add_sweep<half>("sweep:f16:a0p:w=3", shape{{n / 3, 3}, {}, 0}, true);
   // Products down narrow rows: each column one chain of multiplies (the sequence's bits);
