@@ -670,8 +670,9 @@ TEST_CASE("shapes: packed lines of float products have the bits of lone lines", 
 /// Float products along packed lines shorter than product_lines_by_vectors_min and down
 /// rows narrower than a vector have the sequence's bits: the plain loop, whole lines a
 /// vector one lane a step (generic.hpp, scan_lines_in_vector: lines of 2 to 4, at most
-/// half a vector), or gathered tiles (scan_product_lines_gathered: float32, and float16 in its
-/// staged blocks, staged_halves) whose lanes each multiply one line in sequence; narrow
+/// half a vector), or gathered tiles (scan_product_lines_gathered: float32, and float16
+/// converted in the tiles' transposes from a vector's length on x86, in staged blocks below,
+/// staged_halves) whose lanes each multiply one line in sequence; narrow
 /// rows as one vector a row, staged in blocks (scan_columns). float16 runs in float,
 /// rounded once per output. Inexact values and specials (zeros, infinities, NaN,
 /// subnormals of float16, values near the largest half) over several tiles and blocks and

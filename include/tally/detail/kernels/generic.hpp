@@ -50,6 +50,13 @@ inline constexpr bool has_lane_ops = false;
 template <class V>
 inline constexpr bool has_lane_ops<V, std::void_t<decltype(V::lane_ops)>> = V::lane_ops;
 
+/// Whether the block transpose B converts float16 rows to float and back
+/// (block_converted: x86's F16C), which float16 product lines take.
+template <class B, class = void>
+inline constexpr bool has_half_blocks = false;
+template <class B>
+inline constexpr bool has_half_blocks<B, std::void_t<decltype(&B::template block_converted<half, float>)>> = true;
+
 /// Whether V offers select(lanes, a, b) (a in the lanes whose bit is set, b elsewhere),
 /// all the by-vector scan of packed lines needs.
 template <class V, class = void>
@@ -1401,15 +1408,26 @@ TALLY_SIMD_TARGET void scan_product_lines_by_vectors(const T* in, T* out, std::s
 /// elements, x memcpy, plain loop / gathered: AVX-512 lines of 16 2.0 / 1.15-1.2, 24 2.1 /
 /// 1.25-1.3, 47 2.4 / 1.5-1.6; AVX2 lines of 16 1.9 / 1.1-1.3, 32 2.2 / 1.3-1.5. Float64
 /// kept the plain loop, 1.1x-1.3x, which the tiles did not beat.)
+/// float16 lines (where the target's transpose32 converts: has_half_blocks) are converted
+/// in the transposes, the rows in float: the bits of the staged float blocks without their
+/// two passes over each block, float16 to float and back (16M elements, ns per element,
+/// staged / converted in the tiles: AVX-512 lines of 16 0.32-0.53 / 0.17-0.20, 33
+/// 0.30-0.66 / 0.17-0.32, 47 0.30-0.66 / 0.14-0.25; AVX2 lines of 8 0.23-0.64 /
+/// 0.19-0.25, 16 0.22-0.24 / 0.17-0.22, 33 and 47 0.29-0.34 / 0.17-0.22). Whole tiles
+/// only: a float16 tile's lines lie in the caller's buffers, with nothing to spare past
+/// them.
 template <class Op, class T, bool Padded>
 TALLY_SIMD_TARGET void scan_product_lines_gathered(const T* in, T* out, std::size_t n, std::size_t count,
                                                    bool reverse, bool exclusive) noexcept {
-  static_assert(std::is_same_v<T, float>, "measured for float32 only");
+  static_assert(std::is_same_v<T, float> || (std::is_same_v<T, half> && !Padded), "float32, and float16 unpadded");
   using V = vec_for<T>;
-  constexpr std::size_t W = transpose32::width;
+  // A name that depends on T, so that targets without float16 blocks (NEON) compile the
+  // float32 form, the only one they instantiate.
+  using B = std::conditional_t<sizeof(T) != 0, transpose32, void>;
+  constexpr std::size_t W = B::width;
   static_assert(V::width == W, "one transposed row is one vector");
   using reg = typename V::reg;
-  alignas(64) T rows[product_lines_by_vectors_min * W];  // row k: element k of the tile's lines
+  alignas(64) float rows[product_lines_by_vectors_min * W];  // row k: element k of the tile's lines
   const bool prefetch_tiles = W * n * sizeof(T) > 1024;
   const std::ptrdiff_t step = reverse ? -static_cast<std::ptrdiff_t>(W) : static_cast<std::ptrdiff_t>(W);
   const std::size_t tiles = count / W;
@@ -1424,10 +1442,13 @@ TALLY_SIMD_TARGET void scan_product_lines_gathered(const T* in, T* out, std::siz
         prefetch_stream_ahead(reinterpret_cast<const char*>(tile_in) + b, false);
     for (std::size_t a = 0; a < n; a += W) {
       const std::size_t at = Padded && n < W ? 0 : (std::min)(a, n - W);
-      transpose32::block(tile_in + at, n, rows + at * W, static_cast<std::ptrdiff_t>(W), false);
+      if constexpr (std::is_same_v<T, half>)
+        B::block_converted(tile_in + at, n, rows + at * W, static_cast<std::ptrdiff_t>(W));
+      else
+        B::block(tile_in + at, n, rows + at * W, static_cast<std::ptrdiff_t>(W), false);
     }
-    reg running = V::broadcast(Op::template identity<T>()), before = V::broadcast(Op::template empty<T>());
-    T* row = rows + (reverse ? (n - 1) * W : 0);
+    reg running = V::broadcast(Op::template identity<float>()), before = V::broadcast(Op::template empty<float>());
+    float* row = rows + (reverse ? (n - 1) * W : 0);
     for (std::size_t i = 0; i < n; ++i, row += step) {
       running = V::template combine<Op>(running, V::load(row));
       V::store(row, exclusive ? before : running);
@@ -1435,7 +1456,10 @@ TALLY_SIMD_TARGET void scan_product_lines_gathered(const T* in, T* out, std::siz
     }
     for (std::size_t a = 0; a < n; a += W) {
       const std::size_t at = Padded && n < W ? 0 : (std::min)(a, n - W);
-      transpose32::block(rows + at * W, W, tile_out + at, static_cast<std::ptrdiff_t>(n), false);
+      if constexpr (std::is_same_v<T, half>)
+        B::block_converted(rows + at * W, W, tile_out + at, static_cast<std::ptrdiff_t>(n));
+      else
+        B::block(rows + at * W, W, tile_out + at, static_cast<std::ptrdiff_t>(n), false);
     }
   }
   // (Tiles taken downwards for lines read downwards measured slower: AVX2, lines of 16,
@@ -1471,7 +1495,8 @@ TALLY_SIMD_TARGET void scan_float_product_lines(const T* in, T* out, std::size_t
 /// product_lines_by_vectors_min elements the line kernel's vectors (the bits of a 1-D call of
 /// the line; 16M elements in lines of 256: 15-19 ms with the plain loop, a chain of 256
 /// multiplies, 4.4-7.3 ms so), below from half a vector the gathered tiles (the sequence's
-/// bits; see scan_float_product_lines).
+/// bits; see scan_float_product_lines). On x86 lines of a vector to 47 elements skip the
+/// blocks (scan_short_lines), and only the lines left over past whole tiles come here.
 template <class Op, class V>
 TALLY_SIMD_TARGET void scan_half_lines_staged(const half* in, half* out, std::size_t n, std::size_t count,
                                               bool reverse, bool exclusive) noexcept {
@@ -1497,7 +1522,8 @@ TALLY_SIMD_TARGET void scan_half_lines_staged(const half* in, half* out, std::si
 /// running sum (the other 8-bit sums, and NEON's integer sums), the plain loop.
 /// Floating-point products (in sequence, ops.hpp) of 2 to 4 elements go whole lines a vector
 /// where the vector has lane_ops, the others take scan_float_product_lines (float16 in staged
-/// float blocks). Lines of exactly a vector took the by-vector scan's per-line loop
+/// float blocks, or on x86 from a vector to 47 elements the gathered tiles converting in
+/// their transposes). Lines of exactly a vector took the by-vector scan's per-line loop
 /// (the running value and the previous vector carried for a next vector that never comes,
 /// the line's vector held back for the writer); both stream the same vectors, and one line
 /// a vector measured faster (16M elements, AVX-512, x memcpy, alternated pairs: int8 lines
@@ -1537,6 +1563,17 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
           return scan_lines_in_vectors<Op, T, false, false, L>(in, out, n, count, exclusive, false);
         }
       if constexpr (std::is_same_v<T, half>) {
+        if constexpr (has_half_blocks<transpose32>)
+          if (n >= transpose32::width && n < product_lines_by_vectors_min) {
+            // Whole tiles converted in their transposes; the lines left over (fewer than
+            // a tile) staged, with the same conversions (the plain loop's software ones
+            // give NaNs another sign).
+            const std::size_t tiled = count - count % transpose32::width;
+            scan_product_lines_gathered<Op, T, false>(in, out, n, tiled, reverse, exclusive);
+            in += tiled * n;
+            out += tiled * n;
+            count -= tiled;
+          }
         if (2 * n <= staged_halves) return scan_half_lines_staged<Op, L>(in, out, n, count, reverse, exclusive);
       } else {
         return scan_float_product_lines<Op, T>(in, out, n, count, reverse, exclusive);

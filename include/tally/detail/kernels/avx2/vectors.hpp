@@ -609,9 +609,33 @@ struct transpose32 {
   TALLY_T static void block(const void* tile, std::size_t pitch, void* out, std::ptrdiff_t out_stride, bool stream) {
     const float* in = static_cast<const float*>(tile);
     float* dst = static_cast<float*>(out);
-    __m256 r[8], t[8];
+    __m256 r[8];
     TALLY_UNROLL
     for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(in + static_cast<std::size_t>(i) * pitch);
+    transpose(r);
+    TALLY_UNROLL
+    for (int i = 0; i < 8; ++i) {
+      float* row = dst + i * out_stride;
+      if (stream)
+        _mm256_stream_ps(row, r[i]);
+      else
+        _mm256_storeu_ps(row, r[i]);
+    }
+  }
+  /// block() between float16 and float rows (`From` / `To`: half or float, converted by
+  /// f32's loads and stores: float16 products, generic.hpp, scan_product_lines_gathered).
+  template <class From, class To>
+  TALLY_T static void block_converted(const From* tile, std::size_t pitch, To* out, std::ptrdiff_t out_stride) {
+    __m256 r[8];
+    TALLY_UNROLL
+    for (int i = 0; i < 8; ++i) r[i] = f32::load(tile + static_cast<std::size_t>(i) * pitch);
+    transpose(r);
+    TALLY_UNROLL
+    for (int i = 0; i < 8; ++i) f32::store(out + i * out_stride, r[i]);
+  }
+  /// Rows r[0..7] to columns, in registers.
+  TALLY_T static void transpose(__m256 (&r)[8]) {
+    __m256 t[8];
     TALLY_UNROLL
     for (int i = 0; i < 4; ++i) {
       t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
@@ -629,13 +653,7 @@ struct transpose32 {
       t[4 + i] = _mm256_permute2f128_ps(r[i], r[4 + i], 0x31);
     }
     TALLY_UNROLL
-    for (int i = 0; i < 8; ++i) {
-      float* row = dst + i * out_stride;
-      if (stream)
-        _mm256_stream_ps(row, t[i]);
-      else
-        _mm256_storeu_ps(row, t[i]);
-    }
+    for (int i = 0; i < 8; ++i) r[i] = t[i];
   }
 };
 

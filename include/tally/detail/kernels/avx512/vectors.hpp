@@ -511,9 +511,33 @@ struct transpose32 {
   TALLY_T static void block(const void* tile, std::size_t pitch, void* out, std::ptrdiff_t out_stride, bool stream) {
     const float* in = static_cast<const float*>(tile);
     float* dst = static_cast<float*>(out);
-    __m512 r[16], t[16];
+    __m512 r[16];
     TALLY_UNROLL
     for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(in + static_cast<std::size_t>(i) * pitch);
+    transpose(r);
+    TALLY_UNROLL
+    for (int i = 0; i < 16; ++i) {
+      float* row = dst + i * out_stride;
+      if (stream)
+        _mm512_stream_ps(row, r[i]);
+      else
+        _mm512_storeu_ps(row, r[i]);
+    }
+  }
+  /// block() between float16 and float rows (`From` / `To`: half or float, converted by
+  /// f32's loads and stores: float16 products, generic.hpp, scan_product_lines_gathered).
+  template <class From, class To>
+  TALLY_T static void block_converted(const From* tile, std::size_t pitch, To* out, std::ptrdiff_t out_stride) {
+    __m512 r[16];
+    TALLY_UNROLL
+    for (int i = 0; i < 16; ++i) r[i] = f32::load(tile + static_cast<std::size_t>(i) * pitch);
+    transpose(r);
+    TALLY_UNROLL
+    for (int i = 0; i < 16; ++i) f32::store(out + i * out_stride, r[i]);
+  }
+  /// Rows r[0..15] to columns, in registers.
+  TALLY_T static void transpose(__m512 (&r)[16]) {
+    __m512 t[16];
     TALLY_UNROLL
     for (int i = 0; i < 8; ++i) {
       t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
@@ -539,14 +563,6 @@ struct transpose32 {
     for (int i = 0; i < 8; ++i) {
       r[i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0x88);
       r[8 + i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0xdd);
-    }
-    TALLY_UNROLL
-    for (int i = 0; i < 16; ++i) {
-      float* row = dst + i * out_stride;
-      if (stream)
-        _mm512_stream_ps(row, r[i]);
-      else
-        _mm512_storeu_ps(row, r[i]);
     }
   }
 };
