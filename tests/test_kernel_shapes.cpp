@@ -672,7 +672,8 @@ TEST_CASE("shapes: packed lines of float products have the bits of lone lines", 
 /// vector one lane a step (generic.hpp, scan_lines_in_vector: lines of 2 to 4, at most
 /// half a vector), or gathered tiles (scan_product_lines_gathered: float32, and float16
 /// converted in the tiles' transposes from a vector's length on x86, in staged blocks below,
-/// staged_halves) whose lanes each multiply one line in sequence; narrow
+/// staged_halves; AVX-512 lines of 8 to 15 in AVX2's narrow tiles, float16 lines of 9 to 11
+/// staged) whose lanes each multiply one line in sequence; narrow
 /// rows as one vector a row, staged in blocks (scan_columns). float16 runs in float,
 /// rounded once per output. Inexact values and specials (zeros, infinities, NaN,
 /// subnormals of float16, values near the largest half) over several tiles and blocks and
@@ -689,7 +690,7 @@ void check_products_in_sequence(rng_t& rng) {
     return T(tally_test::one_in(rng, 2) ? -v : v);
   };
   std::vector<scan_case> cases;
-  for (std::size_t length : {2u, 3u, 4u, 5u, 6u, 7u, 8u, 13u, 16u, 17u, 24u, 31u, 32u, 40u, 47u})
+  for (std::size_t length : {2u, 3u, 4u, 5u, 6u, 7u, 8u, 10u, 13u, 15u, 16u, 17u, 24u, 31u, 32u, 40u, 47u})
     cases.push_back({{9000 / length, length}, 1, true});
   // (A column of width 1 is one line along memory: the line kernel's, as a 1-D call.)
   // Rows of a vector's width too (8 and 16 float32, 4 and 8 float64: the narrow row form's

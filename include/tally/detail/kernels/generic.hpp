@@ -1416,14 +1416,18 @@ TALLY_SIMD_TARGET void scan_product_lines_by_vectors(const T* in, T* out, std::s
 /// 0.19-0.25, 16 0.22-0.24 / 0.17-0.22, 33 and 47 0.29-0.34 / 0.17-0.22). Whole tiles
 /// only: a float16 tile's lines lie in the caller's buffers, with nothing to spare past
 /// them.
-template <class Op, class T, bool Padded>
+/// `Narrow`: the target's narrow_transpose32 and narrow_f32 (AVX-512: AVX2's 8x8 blocks),
+/// for unpadded lines of 8 to 15 elements, which the 16-lane tiles cannot take whole
+/// (16M elements, x memcpy, AVX-512: float32 lines of 8, plain loop / narrow tiles,
+/// 1.65 / 1.12-1.18; float16 lines of 8, staged / narrow tiles, 4.1 / 2.4-2.9).
+template <class Op, class T, bool Padded, bool Narrow = false>
 TALLY_SIMD_TARGET void scan_product_lines_gathered(const T* in, T* out, std::size_t n, std::size_t count,
                                                    bool reverse, bool exclusive) noexcept {
   static_assert(std::is_same_v<T, float> || (std::is_same_v<T, half> && !Padded), "float32, and float16 unpadded");
-  using V = vec_for<T>;
+  using V = std::conditional_t<Narrow, narrow_f32, vec_for<T>>;
   // A name that depends on T, so that targets without float16 blocks (NEON) compile the
   // float32 form, the only one they instantiate.
-  using B = std::conditional_t<sizeof(T) != 0, transpose32, void>;
+  using B = std::conditional_t<sizeof(T) != 0 && Narrow, narrow_transpose32, transpose32>;
   constexpr std::size_t W = B::width;
   static_assert(V::width == W, "one transposed row is one vector");
   using reg = typename V::reg;
@@ -1472,8 +1476,9 @@ TALLY_SIMD_TARGET void scan_product_lines_gathered(const T* in, T* out, std::siz
 /// where scan_short_lines cannot take them whole lines a vector), by length: the line
 /// kernel's vectors from product_lines_by_vectors_min on where the vectors have magnitude
 /// tests (a 1-D call's bits), gathered tiles below for float32 (the sequence's bits) from a
-/// vector on, or in `Padded` buffers (see scan_product_lines_gathered) from half a vector
-/// and at least 4, and the plain loop below. (float16 lines, 16M elements, plain loop /
+/// vector on (AVX-512: from 8 elements, narrow tiles below 16), or in `Padded` buffers (see
+/// scan_product_lines_gathered) from half a vector and at least 4, and the plain loop
+/// below. (float16 lines, 16M elements, plain loop /
 /// tiles: AVX2 lines of 2 and 3 the same, of 4 7.1 / 6.2 ms; AVX-512 lines of 4 8.0 / 9.1
 /// ms, where the transposes move mostly unused rows, of 8 10.4 / 6.0 ms.)
 template <class Op, class T, bool Padded = false>
@@ -1484,9 +1489,13 @@ TALLY_SIMD_TARGET void scan_float_product_lines(const T* in, T* out, std::size_t
   if constexpr (has_magnitude_tests<V>)
     if (n >= product_lines_by_vectors_min)
       return scan_product_lines_by_vectors<Op, T>(in, out, n, count, reverse, exclusive);
-  if constexpr (std::is_same_v<T, float>)
+  if constexpr (std::is_same_v<T, float>) {
+    if constexpr (!Padded && narrow_transpose32::width < V::width)
+      if (n >= narrow_transpose32::width && n < V::width)
+        return scan_product_lines_gathered<Op, T, false, true>(in, out, n, count, reverse, exclusive);
     if (n >= gathered_min && n < product_lines_by_vectors_min)
       return scan_product_lines_gathered<Op, T, Padded>(in, out, n, count, reverse, exclusive);
+  }
   scalar::scan_short_lines<Op, T>(in, out, n, count, reverse, exclusive, false);
 }
 
@@ -1495,8 +1504,9 @@ TALLY_SIMD_TARGET void scan_float_product_lines(const T* in, T* out, std::size_t
 /// product_lines_by_vectors_min elements the line kernel's vectors (the bits of a 1-D call of
 /// the line; 16M elements in lines of 256: 15-19 ms with the plain loop, a chain of 256
 /// multiplies, 4.4-7.3 ms so), below from half a vector the gathered tiles (the sequence's
-/// bits; see scan_float_product_lines). On x86 lines of a vector to 47 elements skip the
-/// blocks (scan_short_lines), and only the lines left over past whole tiles come here.
+/// bits; see scan_float_product_lines). On x86 lines of a vector (AVX-512: 8, but not 9 to
+/// 11) to 47 elements skip the blocks (scan_short_lines), and only the lines left over past
+/// whole tiles come here.
 template <class Op, class V>
 TALLY_SIMD_TARGET void scan_half_lines_staged(const half* in, half* out, std::size_t n, std::size_t count,
                                               bool reverse, bool exclusive) noexcept {
@@ -1522,8 +1532,8 @@ TALLY_SIMD_TARGET void scan_half_lines_staged(const half* in, half* out, std::si
 /// running sum (the other 8-bit sums, and NEON's integer sums), the plain loop.
 /// Floating-point products (in sequence, ops.hpp) of 2 to 4 elements go whole lines a vector
 /// where the vector has lane_ops, the others take scan_float_product_lines (float16 in staged
-/// float blocks, or on x86 from a vector to 47 elements the gathered tiles converting in
-/// their transposes). Lines of exactly a vector took the by-vector scan's per-line loop
+/// float blocks, or on x86 from a vector (AVX-512: 8, but not 9 to 11) to 47 elements the
+/// gathered tiles converting in their transposes). Lines of exactly a vector took the by-vector scan's per-line loop
 /// (the running value and the previous vector carried for a next vector that never comes,
 /// the line's vector held back for the writer); both stream the same vectors, and one line
 /// a vector measured faster (16M elements, AVX-512, x memcpy, alternated pairs: int8 lines
@@ -1563,13 +1573,23 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
           return scan_lines_in_vectors<Op, T, false, false, L>(in, out, n, count, exclusive, false);
         }
       if constexpr (std::is_same_v<T, half>) {
-        if constexpr (has_half_blocks<transpose32>)
-          if (n >= transpose32::width && n < product_lines_by_vectors_min) {
-            // Whole tiles converted in their transposes; the lines left over (fewer than
-            // a tile) staged, with the same conversions (the plain loop's software ones
-            // give NaNs another sign).
-            const std::size_t tiled = count - count % transpose32::width;
-            scan_product_lines_gathered<Op, T, false>(in, out, n, tiled, reverse, exclusive);
+        if constexpr (has_half_blocks<transpose32> && has_half_blocks<narrow_transpose32>)
+          if (const bool narrow = n < transpose32::width;
+              n >= narrow_transpose32::width && n < product_lines_by_vectors_min &&
+              (!narrow || n == narrow_transpose32::width || 4 * n >= 3 * transpose32::width)) {
+            // Whole tiles converted in their transposes (AVX-512's narrow ones for lines
+            // shorter than its 16 lanes); the lines left over (fewer than a tile) staged,
+            // with the same conversions (the plain loop's software ones give NaNs another
+            // sign). AVX-512 lines of 9 to 11 stay staged: their two overlapping narrow
+            // blocks move 16 elements a line, as the staged 16-lane tiles do, and
+            // measured slower or the same (16M elements, ns per element, staged / narrow
+            // tiles: lines of 9 0.25-0.27 / 0.31-0.34, of 11 0.25-0.28 / 0.24-0.29; of 8
+            // 0.34-0.40 / 0.17-0.24, of 15 0.22-0.24 / 0.19-0.23).
+            const std::size_t tiled = count - count % (narrow ? narrow_transpose32::width : transpose32::width);
+            if (narrow)
+              scan_product_lines_gathered<Op, T, false, true>(in, out, n, tiled, reverse, exclusive);
+            else
+              scan_product_lines_gathered<Op, T, false>(in, out, n, tiled, reverse, exclusive);
             in += tiled * n;
             out += tiled * n;
             count -= tiled;

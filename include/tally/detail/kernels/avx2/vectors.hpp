@@ -656,6 +656,8 @@ struct transpose32 {
     for (int i = 0; i < 8; ++i) r[i] = t[i];
   }
 };
+/// The transpose of tiles of lines shorter than transpose32's (avx512: AVX2's); here the same.
+using narrow_transpose32 = transpose32;
 
 /// 4x4 blocks of 8-byte elements, transposed in registers (see avx512::transpose32).
 struct transpose64 {

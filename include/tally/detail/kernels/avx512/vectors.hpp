@@ -473,6 +473,9 @@ struct byte_long_sums {
 /// 5.2-5.3 ms with 256 (memcpy 3.5-3.9).
 using narrow_f32 = avx2::f32;
 using narrow_f64 = avx2::f64;
+/// The transpose of tiles of lines shorter than transpose32's 16 (generic.hpp:
+/// scan_product_lines_gathered): AVX2's 8x8 blocks, in narrow_f32's rows.
+using narrow_transpose32 = avx2::transpose32;
 
 /// 64 lanes of 8-bit sums for packed lines summed from shifted loads (generic.hpp:
 /// scan_short_sums_by_loads): a compare into a mask and a masked add a load, where

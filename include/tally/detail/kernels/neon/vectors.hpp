@@ -368,6 +368,8 @@ struct transpose32 {
     store_bits(out + 3 * out_stride, join_high(t1, t3));  // column 3
   }
 };
+/// The transpose of tiles of lines shorter than transpose32's (avx512: AVX2's); here the same.
+using narrow_transpose32 = transpose32;
 
 /// 2x2 blocks of 8-byte elements (see transpose32), moved as uint64 lanes.
 struct transpose64 {
