@@ -916,9 +916,11 @@ void register_sweep() {
   // float16 products ("p"), which run in sequence: short lines and narrow rows went one
   // element at a time through software conversions (28x-100x memcpy) before they were
   // staged through float blocks, where they go as float32 lines go (below); lines of 2 to
-  // 4 convert in the vector instead, whole lines a vector.
-  for (std::size_t len : {std::size_t{2}, std::size_t{4}, std::size_t{16}, std::size_t{33}, std::size_t{100},
-                          std::size_t{256}})
+  // 4 convert in the vector instead, whole lines a vector; lines of 8 to 47 convert in the
+  // gathered tiles' transposes (AVX-512: 8 and 12 to 15 in AVX2's narrow tiles, 9 to 11
+  // staged).
+  for (std::size_t len : {std::size_t{2}, std::size_t{4}, std::size_t{8}, std::size_t{12}, std::size_t{16},
+                          std::size_t{33}, std::size_t{100}, std::size_t{256}})
     add_sweep<half>("sweep:f16:a1p:L=" + count_label(len), shape{{n / len, len}, {}, 1}, true);
   add_sweep<half>("sweep:f16:a0p:w=3", shape{{n / 3, 3}, {}, 0}, true);
   // Products down narrow rows: each column one chain of multiplies (the sequence's bits);
@@ -934,10 +936,11 @@ void register_sweep() {
   add_sweep<double>("sweep:f64:a0p:w=31", shape{{n / 31, 31}, {}, 0}, true);
   // float32 / float64 products along packed lines: the line kernel's vectors line by line
   // from 48 elements (the plain loop took 3x-10x memcpy there); below, float32 from a
-  // vector in gathered tiles (the plain loop took about 2x), lines of 2 to 4 whole lines a
-  // vector (float32 4, float64 2), the rest the plain loop (float32 7, float64 3).
-  for (std::size_t len : {std::size_t{4}, std::size_t{7}, std::size_t{16}, std::size_t{33}, std::size_t{100},
-                          std::size_t{256}})
+  // vector in gathered tiles (the plain loop took about 2x; AVX-512 lines of 8 and 12 in
+  // AVX2's narrow tiles), lines of 2 to 4 whole lines a vector (float32 4, float64 2), the
+  // rest the plain loop (float32 7, float64 3).
+  for (std::size_t len : {std::size_t{4}, std::size_t{7}, std::size_t{8}, std::size_t{12}, std::size_t{16},
+                          std::size_t{33}, std::size_t{100}, std::size_t{256}})
     add_sweep<float>("sweep:f32:a1p:L=" + count_label(len), shape{{n / len, len}, {}, 1}, true);
   // Decreasing ("a1dp"): lines below 48 go first to last, tiles and tasks alike.
   add_sweep<float>("sweep:f32:a1dp:L=16", shape{{n / 16, 16}, {}, 1, true}, true);
