@@ -1419,7 +1419,10 @@ TALLY_SIMD_TARGET void scan_product_lines_by_vectors(const T* in, T* out, std::s
 /// `Narrow`: the target's narrow_transpose32 and narrow_f32 (AVX-512: AVX2's 8x8 blocks),
 /// for unpadded lines of 8 to 15 elements, which the 16-lane tiles cannot take whole
 /// (16M elements, x memcpy, AVX-512: float32 lines of 8, plain loop / narrow tiles,
-/// 1.65 / 1.12-1.18; float16 lines of 8, staged / narrow tiles, 4.1 / 2.4-2.9).
+/// 1.65 / 1.12-1.18; float16 lines of 8, staged / narrow tiles, 4.1 / 2.4-2.9), and for
+/// padded lines of 4 to 7, which the 16-lane tiles leave to the plain loop (AVX-512
+/// float16 lines of 5 to 7 in staged blocks, x memcpy, the blocks' plain loop / their
+/// narrow tiles: -O2 4.0-4.1 / 2.3-2.7, -O3 3.9-4.9 / 2.8-3.2).
 template <class Op, class T, bool Padded, bool Narrow = false>
 TALLY_SIMD_TARGET void scan_product_lines_gathered(const T* in, T* out, std::size_t n, std::size_t count,
                                                    bool reverse, bool exclusive) noexcept {
@@ -1477,8 +1480,8 @@ TALLY_SIMD_TARGET void scan_product_lines_gathered(const T* in, T* out, std::siz
 /// kernel's vectors from product_lines_by_vectors_min on where the vectors have magnitude
 /// tests (a 1-D call's bits), gathered tiles below for float32 (the sequence's bits) from a
 /// vector on (AVX-512: from 8 elements, narrow tiles below 16), or in `Padded` buffers (see
-/// scan_product_lines_gathered) from half a vector and at least 4, and the plain loop
-/// below. (float16 lines, 16M elements, plain loop /
+/// scan_product_lines_gathered) from half a vector and at least 4 (AVX-512: narrow tiles
+/// from 4 to 7), and the plain loop below. (float16 lines, 16M elements, plain loop /
 /// tiles: AVX2 lines of 2 and 3 the same, of 4 7.1 / 6.2 ms; AVX-512 lines of 4 8.0 / 9.1
 /// ms, where the transposes move mostly unused rows, of 8 10.4 / 6.0 ms.)
 template <class Op, class T, bool Padded = false>
@@ -1490,9 +1493,12 @@ TALLY_SIMD_TARGET void scan_float_product_lines(const T* in, T* out, std::size_t
     if (n >= product_lines_by_vectors_min)
       return scan_product_lines_by_vectors<Op, T>(in, out, n, count, reverse, exclusive);
   if constexpr (std::is_same_v<T, float>) {
-    if constexpr (!Padded && narrow_transpose32::width < V::width)
-      if (n >= narrow_transpose32::width && n < V::width)
-        return scan_product_lines_gathered<Op, T, false, true>(in, out, n, count, reverse, exclusive);
+    if constexpr (narrow_transpose32::width < V::width) {
+      constexpr std::size_t narrow_min =
+          Padded ? (std::max)(std::size_t{4}, narrow_transpose32::width / 2) : narrow_transpose32::width;
+      if (n >= narrow_min && n < gathered_min)
+        return scan_product_lines_gathered<Op, T, Padded, true>(in, out, n, count, reverse, exclusive);
+    }
     if (n >= gathered_min && n < product_lines_by_vectors_min)
       return scan_product_lines_gathered<Op, T, Padded>(in, out, n, count, reverse, exclusive);
   }
@@ -1503,7 +1509,7 @@ TALLY_SIMD_TARGET void scan_float_product_lines(const T* in, T* out, std::size_t
 /// as float32 lines go, whose float lanes are those of a float16 line: from
 /// product_lines_by_vectors_min elements the line kernel's vectors (the bits of a 1-D call of
 /// the line; 16M elements in lines of 256: 15-19 ms with the plain loop, a chain of 256
-/// multiplies, 4.4-7.3 ms so), below from half a vector the gathered tiles (the sequence's
+/// multiplies, 4.4-7.3 ms so), below from 4 elements the gathered tiles (the sequence's
 /// bits; see scan_float_product_lines). On x86 lines of a vector (AVX-512: 8, but not 9 to
 /// 11) to 47 elements skip the blocks (scan_short_lines), and only the lines left over past
 /// whole tiles come here.
