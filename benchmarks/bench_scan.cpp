@@ -918,9 +918,9 @@ void register_sweep() {
   // staged through float blocks, where they go as float32 lines go (below); lines of 2 to
   // 4 convert in the vector instead, whole lines a vector; lines of 8 to 47 convert in the
   // gathered tiles' transposes (AVX-512: 8 and 12 to 15 in AVX2's narrow tiles, 9 to 11
-  // staged).
-  for (std::size_t len : {std::size_t{2}, std::size_t{4}, std::size_t{8}, std::size_t{12}, std::size_t{16},
-                          std::size_t{33}, std::size_t{100}, std::size_t{256}})
+  // staged); lines of 5 to 7 are staged, in narrow tiles.
+  for (std::size_t len : {std::size_t{2}, std::size_t{4}, std::size_t{6}, std::size_t{8}, std::size_t{12},
+                          std::size_t{16}, std::size_t{33}, std::size_t{100}, std::size_t{256}})
     add_sweep<half>("sweep:f16:a1p:L=" + count_label(len), shape{{n / len, len}, {}, 1}, true);
   add_sweep<half>("sweep:f16:a0p:w=3", shape{{n / 3, 3}, {}, 0}, true);
   // Products down narrow rows: each column one chain of multiplies (the sequence's bits);
