@@ -674,9 +674,8 @@ TEST_CASE("shapes: packed lines of float products have the bits of lone lines", 
 /// converted in the tiles' transposes from a vector's length on x86, in staged blocks below,
 /// staged_halves; AVX-512 lines of 8 to 15 in AVX2's narrow tiles, float16 lines of 9 to 11
 /// staged, of 5 to 7 staged in narrow tiles) whose lanes each multiply one line in
-/// sequence; narrow
-/// rows as one vector a row, staged in blocks (scan_columns). float16 runs in float,
-/// rounded once per output. Inexact values and specials (zeros, infinities, NaN,
+/// sequence; narrow rows as one vector a row, staged in blocks (scan_columns). float16
+/// runs in float, rounded once per output. Inexact values and specials (zeros, infinities, NaN,
 /// subnormals of float16, values near the largest half) over several tiles and blocks and
 /// a remainder of lines, both directions, exclusive too, in place too. (Longer lines have
 /// the bits of lone lines: the test above.)

@@ -1488,17 +1488,19 @@ template <class Op, class T, bool Padded = false>
 TALLY_SIMD_TARGET void scan_float_product_lines(const T* in, T* out, std::size_t n, std::size_t count,
                                                 bool reverse, bool exclusive) noexcept {
   using V = vec_for<T>;
-  constexpr std::size_t gathered_min = Padded ? (std::max)(std::size_t{4}, V::width / 2) : V::width;
+  // The shortest lines tiles of `width` lanes take: a whole block each, or in padded
+  // buffers half of one and at least 4.
+  constexpr auto tiles_from = [](std::size_t width) {
+    return Padded ? (std::max)(std::size_t{4}, width / 2) : width;
+  };
+  constexpr std::size_t gathered_min = tiles_from(V::width);
   if constexpr (has_magnitude_tests<V>)
     if (n >= product_lines_by_vectors_min)
       return scan_product_lines_by_vectors<Op, T>(in, out, n, count, reverse, exclusive);
   if constexpr (std::is_same_v<T, float>) {
-    if constexpr (narrow_transpose32::width < V::width) {
-      constexpr std::size_t narrow_min =
-          Padded ? (std::max)(std::size_t{4}, narrow_transpose32::width / 2) : narrow_transpose32::width;
-      if (n >= narrow_min && n < gathered_min)
+    if constexpr (narrow_transpose32::width < V::width)
+      if (n >= tiles_from(narrow_transpose32::width) && n < gathered_min)
         return scan_product_lines_gathered<Op, T, Padded, true>(in, out, n, count, reverse, exclusive);
-    }
     if (n >= gathered_min && n < product_lines_by_vectors_min)
       return scan_product_lines_gathered<Op, T, Padded>(in, out, n, count, reverse, exclusive);
   }
