@@ -3,7 +3,11 @@
 
 usage: check_snippets.py README.md CXX CXX_FLAGS INCLUDE_DIR WORK_DIR [EIGEN_INCLUDE_DIR [RUNNER]]
 A snippet that includes <tally/eigen.hpp> is skipped (with a note) when no Eigen include
-directory is given. RUNNER (e.g. wine for a MinGW compiler) runs the programs. Prints 'N passed, N failed'; exits non-zero on any failure."""
+directory is given. RUNNER (e.g. wine for a MinGW compiler) runs the programs. Prints 'N passed, N failed'; exits non-zero on any failure.
+The snippets compile in parallel, one compiler a core: each compiles tally's kernels, and
+one after another they took minutes under the sanitizers."""
+import concurrent.futures
+import os
 import pathlib
 import re
 import shlex
@@ -19,24 +23,36 @@ def main() -> int:
     snippets = re.findall(r"```cpp\n(.*?)```", text, re.S)
     work_dir = pathlib.Path(work)
     work_dir.mkdir(parents=True, exist_ok=True)
-    passed = failed = 0
-    for number, code in enumerate(snippets, 1):
+
+    def build(number: int, code: str):
+        """Compiles snippet NUMBER; returns (binary, None), (None, why) or (None, None) if skipped."""
         flags = [*shlex.split(cxx_flags), "-std=c++17", "-Wall", "-Wextra", "-Werror", "-I", include, "-pthread"]
         if "tally/eigen.hpp" in code:
             if not eigen:
-                print(f"snippet {number}: skipped (Eigen not found)")
-                continue
+                return None, None
             flags += ["-isystem", eigen]
         source = work_dir / f"snippet_{number}.cpp"
         binary = work_dir / f"snippet_{number}"
         source.write_text(code)
-        build = subprocess.run([cxx, *flags, str(source), "-o", str(binary)], capture_output=True, text=True)
-        if build.returncode != 0:
-            print(f"snippet {number}: does not compile\n{build.stderr}")
-            failed += 1
-            continue
+        result = subprocess.run([cxx, *flags, str(source), "-o", str(binary)], capture_output=True, text=True)
+        if result.returncode != 0:
+            return None, f"does not compile\n{result.stderr}"
         if not binary.exists() and binary.with_name(binary.name + ".exe").exists():
             binary = binary.with_name(binary.name + ".exe")  # MinGW adds the suffix
+        return binary, None
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        builds = list(pool.map(lambda numbered: build(*numbered), enumerate(snippets, 1)))
+
+    passed = failed = 0
+    for number, (binary, why) in enumerate(builds, 1):
+        if binary is None and why is None:
+            print(f"snippet {number}: skipped (Eigen not found)")
+            continue
+        if binary is None:
+            print(f"snippet {number}: {why}")
+            failed += 1
+            continue
         run = subprocess.run([*runner, str(binary)], capture_output=True, text=True)
         if run.returncode != 0:
             print(f"snippet {number}: exited {run.returncode}\n{run.stdout}{run.stderr}")
