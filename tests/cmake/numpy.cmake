@@ -42,7 +42,7 @@ message(STATUS "tally: NumPy comparison test uses ${tally_numpy_python}")
 
 # MODULE: loaded with dlopen by ctypes, never linked against.
 add_library(tally_numpy_bridge MODULE ${CMAKE_CURRENT_SOURCE_DIR}/numpy_bridge.cpp)
-target_link_libraries(tally_numpy_bridge PRIVATE tally::tally tally_warnings)
+target_link_libraries(tally_numpy_bridge PRIVATE tally::tally tally_warnings tally_test_kernels)
 set_target_properties(tally_numpy_bridge PROPERTIES CXX_VISIBILITY_PRESET hidden PREFIX "")
 
 # A sanitized bridge inside an unsanitized python needs the ASan runtime loaded first.

@@ -7,7 +7,7 @@ if(NOT TARGET tally_numpy_bridge)
 endif()
 
 add_library(tally_numpy_vocabulary_bridge MODULE ${CMAKE_CURRENT_SOURCE_DIR}/numpy_vocabulary_bridge.cpp)
-target_link_libraries(tally_numpy_vocabulary_bridge PRIVATE tally::tally tally_warnings)
+target_link_libraries(tally_numpy_vocabulary_bridge PRIVATE tally::tally tally_warnings tally_test_kernels)
 set_target_properties(tally_numpy_vocabulary_bridge PROPERTIES CXX_VISIBILITY_PRESET hidden PREFIX "")
 if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*address" AND NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   target_link_options(tally_numpy_vocabulary_bridge PRIVATE -shared-libsan)

@@ -10,7 +10,7 @@ if(NOT UNIX)
 endif()
 
 add_executable(tally_robustness ${CMAKE_CURRENT_SOURCE_DIR}/robustness/robustness.cpp)
-target_link_libraries(tally_robustness PRIVATE tally::tally tally_warnings)
+target_link_libraries(tally_robustness PRIVATE tally::tally tally_warnings tally_test_kernels)
 
 set(tally_robustness_scenarios
   fork_after_scan fork_during_scan exit_paths exit_with_threads_running
