@@ -212,7 +212,7 @@ def header(context):
 
 def markdown(rows):
     lines = ["Median real time, ms; 'in/out % 64': where tally's buffers start (address modulo 64; "
-             "std::vector rows: what malloc gave, @aligned rows: 0/0); 'x peer' = peer time / tally "
+             "std::vector rows: what malloc gave, `@aligned` rows: 0/0); 'x peer' = peer time / tally "
              "time (> 1: tally is faster; peers run on std::vector buffers only); 'vector / aligned' = "
              f"tally on std::vector / tally on aligned buffers (target <= {ALIGNMENT_TARGET:g}). 'tally' is "
              "the fast mode (scan_accuracy::fast), whose kernels the targets are for; 'exact / memcpy' is the "
@@ -232,7 +232,8 @@ def markdown(rows):
         va = r.get("vs_aligned")
         va_text = "-" if va is None else f"{va:.2f} {verdict(va <= ALIGNMENT_TARGET)}"
         exact = r["exact"] / r["memcpy"] if r["exact"] and r["memcpy"] else None
-        cells = [r["id"], r["label"], r["offsets"], fmt(r["tally"]), fmt(r["memcpy"]), fmt(r["ratio"], ".2f"),
+        # In backticks: pasted into docs/, a bare "@aligned" is a Doxygen command.
+        cells = [f"`{r['id']}`", r["label"], r["offsets"], fmt(r["tally"]), fmt(r["memcpy"]), fmt(r["ratio"], ".2f"),
                  fmt(exact, ".2f")] + peers + [r["target_text"], measured, verdict(r["ok"]), va_text, beats]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
