@@ -275,7 +275,8 @@ def sweep_rows(times, offsets):
             width = int(value)
             rows_n = SWEEP_N // width
             length, shape = rows_n, f"[{count_text(rows_n)}, {width}]"
-            series = f"{TYPE_NAMES.get(dtype, dtype)} axis {axis}, {width} columns" + (", products" if product else "")
+            series = (f"{TYPE_NAMES.get(dtype, dtype)} axis {axis}" + (" decreasing" if decreasing else "") +
+                      f", {width} columns" + (", products" if product else ""))
         else:
             length = parse_count(value)
             other = SWEEP_N // length
