@@ -262,6 +262,21 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
       for (std::size_t k = 0; k < n - i; ++k)
         tail[k] = nan_as_empty<Op>(in[done + step * static_cast<std::ptrdiff_t>(k)]);
       scalar::scan_strided<Op, T>(rest, tail, 1, out + done, step, n - i, exclusive);
+    } else if constexpr (std::is_same_v<T, half> && has_magnitude_tests<V>) {
+      // float16: the tail, under a vector, through one vector's conversions (F16C), as the
+      // vectors above convert. Converted one element at a time in software, a tail of 4
+      // took a third of the time of float16 lines of 100 (16M elements, AVX-512).
+      if (const std::size_t m = n - i) {
+        const std::ptrdiff_t lowest = Reverse ? done - static_cast<std::ptrdiff_t>(m - 1) : done;
+        half halves[W] = {};
+        alignas(64) float floats[W];
+        std::copy(in + lowest, in + lowest + static_cast<std::ptrdiff_t>(m), halves);
+        V::store(floats, V::load(static_cast<const half*>(halves)));
+        float* first = Reverse ? floats + (m - 1) : floats;
+        scalar::scan_strided<Op, float>(rest, first, step, first, step, m, exclusive);
+        V::store(halves, V::load(static_cast<const float*>(floats)));
+        std::copy(halves, halves + m, out + lowest);
+      }
     } else {
       scalar::scan_strided<Op, T>(rest, in + done, step, out + done, step, n - i, exclusive);
     }
@@ -1513,9 +1528,8 @@ TALLY_SIMD_TARGET void scan_float_product_lines(const T* in, T* out, std::size_t
 /// the line; 16M elements in lines of 256: 15-19 ms with the plain loop, a chain of 256
 /// multiplies, 4.4-7.3 ms so), below from 4 elements the gathered tiles (the sequence's
 /// bits; see scan_float_product_lines). On x86 lines of a vector (AVX-512: 8, but not 9 to
-/// 11) to 47 elements and lines of whole vectors from 48 skip the blocks
-/// (scan_short_lines), and of the former only the lines left over past whole tiles come
-/// here.
+/// 11) to 47 elements and lines from 48 skip the blocks (scan_short_lines), and of the
+/// former only the lines left over past whole tiles come here.
 template <class Op, class V>
 TALLY_SIMD_TARGET void scan_half_lines_staged(const half* in, half* out, std::size_t n, std::size_t count,
                                               bool reverse, bool exclusive) noexcept {
@@ -1582,17 +1596,15 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
           return scan_lines_in_vectors<Op, T, false, false, L>(in, out, n, count, exclusive, false);
         }
       if constexpr (std::is_same_v<T, half>) {
-        // Lines of whole vectors from product_lines_by_vectors_min elements: each line the
-        // line kernel's vectors, which convert on load and store, the bits the staged blocks
-        // gave (their float lines took the same loop) without the blocks' two passes (16M
-        // elements, std::vector, ns per element, staged / direct, alternated runs: AVX-512
-        // lines of 48 0.69-0.84 / 0.48-0.51, of 96 0.92-1.10 / 0.53-0.65, of 256 0.49-0.53
-        // / 0.32, of 256 decreasing 0.67 / 0.47; AVX2 lines of 48 1.04-1.09 / 0.81-0.89, of
-        // 256 0.82-1.04 / 0.55-0.62; 2026-12-07). Lines with a tail stay staged: the line
-        // kernel converts a tail's elements one at a time in software (tally_bench,
-        // sweep:f16:a1p:L=100, AVX-512: 12.0-16.7 ms staged, 17.6-20.1 ms direct).
+        // From product_lines_by_vectors_min elements each line the line kernel's vectors,
+        // which convert on load and store (a tail too, in one vector), the bits the staged
+        // blocks gave (their float lines took the same loop) without the blocks' two passes
+        // (16M elements, std::vector, ns per element, staged / direct, alternated runs:
+        // AVX-512 lines of 48 0.69-0.84 / 0.48-0.51, of 96 0.92-1.10 / 0.53-0.65, of 100
+        // 0.54-0.63 / 0.48-0.51, of 256 0.49-0.53 / 0.32, of 256 decreasing 0.67 / 0.47;
+        // AVX2 lines of 48 1.04-1.09 / 0.81-0.89, of 256 0.82-1.04 / 0.55-0.62; 2026-12-07).
         if constexpr (has_magnitude_tests<L>)
-          if (n >= product_lines_by_vectors_min && n % L::width == 0)
+          if (n >= product_lines_by_vectors_min)
             return scan_product_lines_by_vectors<Op, T>(in, out, n, count, reverse, exclusive);
         if constexpr (has_half_blocks<transpose32> && has_half_blocks<narrow_transpose32>)
           if (const bool narrow = n < transpose32::width;
@@ -1668,12 +1680,13 @@ TALLY_SIMD_TARGET void scan_short_lines(const T* in, T* out, std::size_t n, std:
 }
 
 /// See kernel_set::short_lines_upwards_below. Floating-point products below
-/// product_lines_by_vectors_min (float16 at every length) go through their lines first to
-/// last: the plain loop, the gathered tiles and the staged float16 blocks. (float16 lines
-/// of whole vectors from 48 elements take the line kernel's vectors, scan_short_lines, but
-/// the others stay staged; the tasks' order measured within 5% either way for them: 16M
-/// elements, AVX-512, decreasing lines of 48 and 256, ns per element, first to last / last
-/// first, alternated runs: 0.60-0.61 / 0.56-0.59, 0.45-0.47 / 0.43.) Descending runs of
+/// product_lines_by_vectors_min (at every length where the vectors have no magnitude
+/// tests) go through their lines first to last: the plain loop, the gathered tiles and the
+/// staged float16 blocks. (float16 lines from 48 elements took the staged blocks until
+/// 2026-12-07, and now the line kernel's vectors, last first as float32 lines do: 16M
+/// elements, AVX-512, decreasing lines of 48, 100 and 256, ns per element, first to last /
+/// last first, alternated runs: 0.60-0.61 / 0.56-0.59, 0.63-0.64 / 0.56-0.59, 0.45-0.47 /
+/// 0.43.) Descending runs of
 /// upward tiles or blocks measured slower than upward tasks (16M elements, reverse, AVX-512,
 /// x memcpy, tasks last first / first to last: float32 lines of 16 1.55-1.6 / 1.2, 33 2.0 /
 /// 1.35-1.5; float64 lines of 32 1.75-2.4 / 1.0-1.1; float16 lines of 16 3.0-3.2 / 2.4, of
@@ -1684,7 +1697,7 @@ template <class Op, class T>
 constexpr std::size_t short_lines_upwards_below() noexcept {
   if constexpr (!sequential_order_v<Op, T>)
     return 0;
-  else if constexpr (!std::is_same_v<T, half> && has_magnitude_tests<vec_for<T>>)
+  else if constexpr (has_magnitude_tests<vec_for<T>>)
     return product_lines_by_vectors_min;
   else
     return short_line_max + 1;
