@@ -222,6 +222,13 @@ TEMPLATE_TEST_CASE("numerics: signed zeros follow IEEE, a line of -0.0 sums to -
   check_exact<TestType>({1.0, -1.0, -0.0});   // 1 + -1 = +0, then +0 + -0 = +0
   check_exact<TestType>({-1.0, -0.0, -1.0, 2.0, -0.0, -2.0});  // product signs
   check_exact<TestType>({-0.0, -1.0, -1.0, -1.0});
+  // A first block (4096 elements) that sums to +0 makes the running value +0 at the next
+  // block, where +0 + -0 = +0: the -0.0 elements after the boundary read +0, not -0.
+  std::vector<double> plus_zero_then_minus_zeros(9000, -0.0);
+  plus_zero_then_minus_zeros[0] = 1.0;
+  plus_zero_then_minus_zeros[1] = -1.0;
+  check_exact<TestType>(plus_zero_then_minus_zeros);
+  check_exact<TestType>({plus_zero_then_minus_zeros.rbegin(), plus_zero_then_minus_zeros.rend()});
 }
 
 TEST_CASE("numerics: the exclusive first output is +0.0 and the inclusive sum of -0.0 is -0.0 (by bits)") {
