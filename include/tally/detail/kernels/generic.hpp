@@ -318,7 +318,7 @@ TALLY_SIMD_TARGET void scan_contiguous_dir(line_state<acc_t<T>>& s, const T* in,
       // With the hardware prefetchers alone, long lines took 1.05-1.55x memcpy's time
       // (16M elements in lines of 4096, AVX-512, one core: float32 1.05x, float64 1.55x,
       // int64 1.47x; with this prefetch 0.72x, 1.15x, 1.13x; 2026-12-07). 8-bit lines
-      // read downwards (above) measured slower with it: 1.02-1.10x -> 1.15-1.18x.
+      // read downwards (above) measured slower with it: 1.02-1.07x in most runs, 1.15-1.21x.
       prefetch_stream_ahead(Reverse ? in - at : in + at, Reverse);
       reg x = Reverse ? V::reverse(V::load(in - at - (W - 1))) : V::load(in + at);
       if constexpr (NanAsEmpty) x = V::nan_to(x, empty);
