@@ -248,6 +248,24 @@ TEST_CASE("shapes: streamed outputs at every element offset from a cache line", 
         check_exact<float>(lines, rng);
       }
     }
+  // Packed rows of whole 64-byte vectors down the columns (one stream of whole vectors,
+  // streamed with AVX-512; exactly two: their own loop): both directions, sums and
+  // products, in place too.
+  const auto vector_rows = [&](auto tag, std::size_t width) {
+    using T = typename decltype(tag)::type;
+    for (int k = 0; k < 4; ++k) {
+      scan_case rows{{(std::size_t{16} << 20) / (width * sizeof(T)) + 3, width}, 0, k == 3, k % 2 == 1, k == 2};
+      rows.out_offset = static_cast<std::size_t>(1 + 2 * k);
+      rows.in_place = k == 1;
+      check_exact<T>(rows, rng);
+    }
+  };
+  vector_rows(tally_test::type_tag<float>{}, 32);
+  vector_rows(tally_test::type_tag<double>{}, 16);
+  vector_rows(tally_test::type_tag<std::int32_t>{}, 32);
+  vector_rows(tally_test::type_tag<std::int64_t>{}, 16);
+  vector_rows(tally_test::type_tag<float>{}, 64);
+  vector_rows(tally_test::type_tag<double>{}, 24);
   scan_case wide{{(std::size_t{16} << 20) / 8 + 5}, 0, false, false, false};
   wide.out_offset = 3;
   check_exact<std::int64_t>(wide, rng);

@@ -681,13 +681,19 @@ TALLY_SIMD_TARGET void scan_narrow_product_rows(const T* in, T* out, bool down, 
 /// float32 rows of 17 2.3x-2.6x -> 1.2x, of 20 1.7x-2.1x -> 1.1x-1.2x, of 31 1.5x ->
 /// 1.05x-1.1x; float64 rows of 12 1.8x -> 1.2x) or streams rows of exactly two vectors
 /// (float32 rows of 32 1.45x-1.7x -> 1.1x-1.2x; float64 rows of 16 1.4x-1.5x -> 1.05x-1.1x).
-template <class Op, class T, class V>
+/// Streamed: packed rows of exactly two vectors, one stream of whole vectors for the
+/// writer (the second vector first when the rows go down in memory); a separate loop, since
+/// the writer's branches in the plain one slowed float32 products down rows of 24 from
+/// 1.4-1.55x memcpy to 1.7-1.9x.
+template <class Op, class T, class V, bool Streamed>
 TALLY_SIMD_TARGET void scan_two_vector_rows(const T* in, T* out, std::ptrdiff_t step, std::size_t width,
                                             std::size_t rows, acc_t<T>* acc, bool exclusive,
                                             bool starts_are_carries) noexcept {
   using A = acc_t<T>;
   using reg = typename V::reg;
   const std::size_t second = width - V::width;  // the second vector's first column
+  const bool descending = step < 0;
+  streaming_writer<V, T> writer(Streamed);
   const reg empty = V::broadcast(Op::template empty<A>());
   reg low = V::broadcast(Op::template identity<A>()), high = low;
   if (starts_are_carries) {
@@ -696,14 +702,21 @@ TALLY_SIMD_TARGET void scan_two_vector_rows(const T* in, T* out, std::ptrdiff_t 
   }
   reg low_before = starts_are_carries ? low : empty, high_before = starts_are_carries ? high : empty;
   for (std::size_t k = 0; k < rows; ++k, in += step, out += step) {
-    prefetch_stream_ahead(in, step < 0);
+    prefetch_stream_ahead(in, descending);
     low = V::template combine<Op>(low, V::load(in));
     high = V::template combine<Op>(high, V::load(in + second));
-    V::store(out, exclusive ? low_before : low);
-    V::store(out + second, exclusive ? high_before : high);
+    if constexpr (Streamed) {
+      if (descending) writer.put(out + second, exclusive ? high_before : high);
+      writer.put(out, exclusive ? low_before : low);
+      if (!descending) writer.put(out + second, exclusive ? high_before : high);
+    } else {
+      V::store(out, exclusive ? low_before : low);
+      V::store(out + second, exclusive ? high_before : high);
+    }
     low_before = low;
     high_before = high;
   }
+  writer.flush();
   V::store(acc + second, high);
   V::store(acc, low);
 }
@@ -743,8 +756,13 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   // rows of 8 with AVX2, 0.95x memcpy there and 1.15x here.
   constexpr bool line_vectors = sizeof(reg) == 64;
   if (width > W && width <= 2 * W && in_row_stride == out_row_stride &&
-      (sequential_order_v<Op, T> || (packed_rows && (width % W != 0 || line_vectors))))
-    return scan_two_vector_rows<Op, T, V>(in, out, in_row_stride, width, rows, acc, exclusive, starts_are_carries);
+      (sequential_order_v<Op, T> || (packed_rows && (width % W != 0 || line_vectors)))) {
+    if (stream && packed_rows && width == 2 * W && streaming_writer<V, T>::usable)
+      return scan_two_vector_rows<Op, T, V, true>(in, out, in_row_stride, width, rows, acc, exclusive,
+                                                  starts_are_carries);
+    return scan_two_vector_rows<Op, T, V, false>(in, out, in_row_stride, width, rows, acc, exclusive,
+                                                 starts_are_carries);
+  }
   if constexpr (has_lane_ops<V> && !sequential_order_v<Op, T>) {  // (products of floats: ops.hpp)
     if (width <= W && packed_rows && rows * width >= W) {
       if (in_row_stride == packed)
@@ -758,15 +776,12 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
   // Rows not a multiple of W are not streamed: their last vector's plain store lands on
   // lines the writer streams, and flushes them half written (float64 rows of 20: 1.4x
   // memcpy with plain stores, 6x-7x streamed).
-  // With 64-byte vectors, packed rows of at most 8 of them (512 bytes) are stored plainly:
-  // streamed, fast sums with AVX-512 took 1.25x-1.6x memcpy down float32 rows of 48,
-  // 1.25x-1.3x down rows of 64, 1.2x-1.7x down float64 rows of 24, 32 and 64; 0.95x-1.25x
-  // plainly (a scratch program). With 32-byte vectors (AVX2) the streamed rows measured as
-  // fast or faster (float64 rows of 8: 1.0x streamed, 1.05x-1.35x plainly).
-  const bool short_packed_rows = line_vectors && one_stream && width <= 8 * W;
+  // Packed rows of up to 8 64-byte vectors were stored plainly until 2026-12-07, when
+  // they measured slower so than streamed with their input prefetched along the stream
+  // (below; fast sums, AVX-512, 16M elements, x memcpy, plain / streamed: float64 rows of
+  // 24, 32, 64 2.0-2.3 / 1.2-1.6; float32 rows of 48, 64, 128 1.3-1.5 / 0.7-0.9).
   using writer_t = streaming_writer<V, T>;
-  writer_t writer(stream && width % W == 0 && !short_packed_rows &&
-                  (one_stream ? rows * width >= 2 * W : width >= 2 * W));
+  writer_t writer(stream && width % W == 0 && (one_stream ? rows * width >= 2 * W : width >= 2 * W));
   const reg empty = V::broadcast(Op::template empty<A>());
   const reg identity = V::broadcast(Op::template identity<A>());
   // Rows that go down in memory (a decreasing axis) are walked right to left, so the
@@ -813,6 +828,8 @@ TALLY_SIMD_TARGET void scan_columns(const T* in, std::ptrdiff_t in_row_stride, T
         for (std::size_t v = 0; v < vectors; v += W) {
           const std::size_t j = descending ? vectors - W - v : v;
           prefetch_in_row<T>(ahead, j);
+          // Packed rows the row prefetch leaves to the hardware: along the stream instead.
+          if (one_stream && !prefetch_rows) prefetch_stream_ahead(row_in + j, descending);
           const reg before = first_row ? identity : V::load(acc + j);
           const reg after = V::template combine<Op>(before, V::load(row_in + j));
           const reg y = exclusive ? (empty_row ? empty : before) : after;
