@@ -266,6 +266,26 @@ TEST_CASE("shapes: streamed outputs at every element offset from a cache line", 
   vector_rows(tally_test::type_tag<std::int64_t>{}, 16);
   vector_rows(tally_test::type_tag<float>{}, 64);
   vector_rows(tally_test::type_tag<double>{}, 24);
+  // Packed rows that are no multiple of a vector, streamed from an L1 buffer in blocks of
+  // rows: rows of one to two vectors (their own loop), of more (the general loop), and
+  // wider than the buffer (pieces of a row); on two threads, every task's rows continue
+  // the running row and leave a part vector to store plainly.
+  const auto staged_rows = [&](auto tag, std::size_t width) {
+    using T = typename decltype(tag)::type;
+    for (int k = 0; k < 4; ++k) {
+      scan_case rows{{(std::size_t{16} << 20) / (width * sizeof(T)) + 7, width}, 0, k == 3, k % 2 == 1, k == 2};
+      rows.out_offset = static_cast<std::size_t>(3 * k);
+      rows.in_place = k == 1;
+      rows.threads = k == 0 ? 2 : 1;
+      check_exact<T>(rows, rng);
+    }
+  };
+  staged_rows(tally_test::type_tag<float>{}, 20);
+  staged_rows(tally_test::type_tag<float>{}, 100);
+  staged_rows(tally_test::type_tag<double>{}, 12);
+  staged_rows(tally_test::type_tag<double>{}, 1500);
+  staged_rows(tally_test::type_tag<std::int32_t>{}, 37);
+  staged_rows(tally_test::type_tag<std::int64_t>{}, 2051);
   scan_case wide{{(std::size_t{16} << 20) / 8 + 5}, 0, false, false, false};
   wide.out_offset = 3;
   check_exact<std::int64_t>(wide, rng);
