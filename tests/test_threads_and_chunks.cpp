@@ -479,7 +479,7 @@ void check_chunk_modes(std::uint64_t seed, tally::scan_accuracy accuracy) {
               check_chunks<T>(c, seed + static_cast<std::uint64_t>(variant));
               // Rows narrower than a vector, and of one to two vectors, too, which keep the
               // running row in registers that a carry enters and leaves (float products:
-              // scan_narrow_product_rows; every operator: scan_two_vector_rows).
+              // scan_narrow_product_rows; every operator: scan_register_rows).
               if (columns) {
                 for (std::size_t width : {3u, 12u}) {
                   c.width = width;

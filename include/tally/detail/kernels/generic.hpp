@@ -681,44 +681,71 @@ TALLY_SIMD_TARGET void scan_narrow_product_rows(const T* in, T* out, bool down, 
 /// float32 rows of 17 2.3x-2.6x -> 1.2x, of 20 1.7x-2.1x -> 1.1x-1.2x, of 31 1.5x ->
 /// 1.05x-1.1x; float64 rows of 12 1.8x -> 1.2x) or streams rows of exactly two vectors
 /// (float32 rows of 32 1.45x-1.7x -> 1.1x-1.2x; float64 rows of 16 1.4x-1.5x -> 1.05x-1.1x).
-/// Streamed: packed rows of exactly two vectors, one stream of whole vectors for the
-/// writer (the second vector first when the rows go down in memory); a separate loop, since
-/// the writer's branches in the plain one slowed float32 products down rows of 24 from
+/// Packed rows of three or four vectors (N), whole or not, keep it in N vectors too: the
+/// general loop's running row in memory waits on a store-to-load forward a row (AVX-512
+/// fast float64 sums down rows of 20 to 32 in L2: 0.65 -> 0.3 ns an element; from memory,
+/// rows of 20 1.85x -> 1.5x memcpy; AVX2 float64 rows of 12 and 16 in L2 0.74 -> 0.31 ns).
+/// Streamed: packed rows of exactly N vectors, one stream of whole vectors for the writer
+/// (the last vector first when the rows go down in memory); a separate loop, since the
+/// writer's branches in the plain one slowed float32 products down rows of 24 from
 /// 1.4-1.55x memcpy to 1.7-1.9x.
-template <class Op, class T, class V, bool Streamed>
-TALLY_SIMD_TARGET void scan_two_vector_rows(const T* in, T* out, std::ptrdiff_t step, std::size_t width,
+template <class Op, class T, class V, bool Streamed, std::size_t N = 2>
+TALLY_SIMD_TARGET void scan_register_rows(const T* in, T* out, std::ptrdiff_t step, std::size_t width,
                                             std::size_t rows, acc_t<T>* acc, bool exclusive,
                                             bool starts_are_carries) noexcept {
+  static_assert(N >= 2 && N <= 4);
   using A = acc_t<T>;
   using reg = typename V::reg;
-  const std::size_t second = width - V::width;  // the second vector's first column
+  constexpr std::size_t W = V::width;
+  // Vector i's first column: i * W, but the last's, which ends the row. Named registers,
+  // not arrays: GCC kept an array of running values in memory.
+  const std::size_t at1 = N == 2 ? width - W : W, at2 = N == 3 ? width - W : 2 * W, at3 = width - W;
   const bool descending = step < 0;
   streaming_writer<V, T> writer(Streamed);
   const reg empty = V::broadcast(Op::template empty<A>());
-  reg low = V::broadcast(Op::template identity<A>()), high = low;
+  const reg identity = V::broadcast(Op::template identity<A>());
+  reg r0 = identity, r1 = identity, r2 = identity, r3 = identity;
   if (starts_are_carries) {
-    low = V::load(acc);
-    high = V::load(acc + second);
+    r0 = V::load(acc);
+    r1 = V::load(acc + at1);
+    if constexpr (N > 2) r2 = V::load(acc + at2);
+    if constexpr (N > 3) r3 = V::load(acc + at3);
   }
-  reg low_before = starts_are_carries ? low : empty, high_before = starts_are_carries ? high : empty;
+  reg b0 = starts_are_carries ? r0 : empty, b1 = starts_are_carries ? r1 : empty;
+  reg b2 = starts_are_carries ? r2 : empty, b3 = starts_are_carries ? r3 : empty;
   for (std::size_t k = 0; k < rows; ++k, in += step, out += step) {
     prefetch_stream_ahead(in, descending);
-    low = V::template combine<Op>(low, V::load(in));
-    high = V::template combine<Op>(high, V::load(in + second));
+    r0 = V::template combine<Op>(r0, V::load(in));
+    r1 = V::template combine<Op>(r1, V::load(in + at1));
+    if constexpr (N > 2) r2 = V::template combine<Op>(r2, V::load(in + at2));
+    if constexpr (N > 3) r3 = V::template combine<Op>(r3, V::load(in + at3));
+    const reg y0 = exclusive ? b0 : r0, y1 = exclusive ? b1 : r1, y2 = exclusive ? b2 : r2, y3 = exclusive ? b3 : r3;
     if constexpr (Streamed) {
-      if (descending) writer.put(out + second, exclusive ? high_before : high);
-      writer.put(out, exclusive ? low_before : low);
-      if (!descending) writer.put(out + second, exclusive ? high_before : high);
+      if (descending) {
+        if constexpr (N > 3) writer.put(out + at3, y3);
+        if constexpr (N > 2) writer.put(out + at2, y2);
+        writer.put(out + at1, y1);
+        writer.put(out, y0);
+      } else {
+        writer.put(out, y0);
+        writer.put(out + at1, y1);
+        if constexpr (N > 2) writer.put(out + at2, y2);
+        if constexpr (N > 3) writer.put(out + at3, y3);
+      }
     } else {
-      V::store(out, exclusive ? low_before : low);
-      V::store(out + second, exclusive ? high_before : high);
+      V::store(out, y0);
+      V::store(out + at1, y1);
+      if constexpr (N > 2) V::store(out + at2, y2);
+      if constexpr (N > 3) V::store(out + at3, y3);
     }
-    low_before = low;
-    high_before = high;
+    b0 = r0, b1 = r1, b2 = r2, b3 = r3;
   }
   writer.flush();
-  V::store(acc + second, high);
-  V::store(acc, low);
+  // Highest first: where the last vector overlaps, the lower ones hold the same bits.
+  if constexpr (N > 3) V::store(acc + at3, r3);
+  if constexpr (N > 2) V::store(acc + at2, r2);
+  V::store(acc + at1, r1);
+  V::store(acc, r0);
 }
 
 /// Rows ahead that scan_columns prefetches its input.
@@ -729,9 +756,10 @@ inline constexpr std::size_t column_prefetch_rows = 4;
 /// only what its loops can hand the writer as neighbouring whole vectors; scan_columns
 /// below stages the rest.
 template <class Op, class T>
-TALLY_SIMD_TARGET void scan_columns_direct(const T* in, std::ptrdiff_t in_row_stride, T* out, std::ptrdiff_t out_row_stride,
-                                    std::size_t width, std::size_t rows, acc_t<T>* acc, bool exclusive,
-                                    bool starts_are_carries, bool stream, const T* next_in) noexcept {
+TALLY_SIMD_TARGET void scan_columns_direct(const T* in, std::ptrdiff_t in_row_stride, T* out,
+                                           std::ptrdiff_t out_row_stride, std::size_t width, std::size_t rows,
+                                           acc_t<T>* acc, bool exclusive, bool starts_are_carries, bool stream,
+                                           const T* next_in) noexcept {
   using V = vec_for<T>;
   using A = acc_t<T>;
   using reg = typename V::reg;
@@ -760,10 +788,23 @@ TALLY_SIMD_TARGET void scan_columns_direct(const T* in, std::ptrdiff_t in_row_st
   if (width > W && width <= 2 * W && in_row_stride == out_row_stride &&
       (sequential_order_v<Op, T> || (packed_rows && (width % W != 0 || line_vectors)))) {
     if (stream && packed_rows && width == 2 * W && streaming_writer<V, T>::usable)
-      return scan_two_vector_rows<Op, T, V, true>(in, out, in_row_stride, width, rows, acc, exclusive,
+      return scan_register_rows<Op, T, V, true>(in, out, in_row_stride, width, rows, acc, exclusive,
                                                   starts_are_carries);
-    return scan_two_vector_rows<Op, T, V, false>(in, out, in_row_stride, width, rows, acc, exclusive,
+    return scan_register_rows<Op, T, V, false>(in, out, in_row_stride, width, rows, acc, exclusive,
                                                  starts_are_carries);
+  }
+  // Packed rows of three or four vectors keep it in as many (every operator).
+  if (width > 2 * W && width <= 4 * W && packed_rows) {
+    const bool streamed = stream && width % W == 0 && streaming_writer<V, T>::usable;
+    if (width <= 3 * W)
+      return streamed ? scan_register_rows<Op, T, V, true, 3>(in, out, in_row_stride, width, rows, acc, exclusive,
+                                                                 starts_are_carries)
+                      : scan_register_rows<Op, T, V, false, 3>(in, out, in_row_stride, width, rows, acc, exclusive,
+                                                                  starts_are_carries);
+    return streamed ? scan_register_rows<Op, T, V, true, 4>(in, out, in_row_stride, width, rows, acc, exclusive,
+                                                               starts_are_carries)
+                    : scan_register_rows<Op, T, V, false, 4>(in, out, in_row_stride, width, rows, acc, exclusive,
+                                                                starts_are_carries);
   }
   if constexpr (has_lane_ops<V> && !sequential_order_v<Op, T>) {  // (products of floats: ops.hpp)
     if (width <= W && packed_rows && rows * width >= W) {
