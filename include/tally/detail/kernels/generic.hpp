@@ -691,8 +691,8 @@ TALLY_SIMD_TARGET void scan_narrow_product_rows(const T* in, T* out, bool down, 
 /// 1.4-1.55x memcpy to 1.7-1.9x.
 template <class Op, class T, class V, bool Streamed, std::size_t N = 2>
 TALLY_SIMD_TARGET void scan_register_rows(const T* in, T* out, std::ptrdiff_t step, std::size_t width,
-                                            std::size_t rows, acc_t<T>* acc, bool exclusive,
-                                            bool starts_are_carries) noexcept {
+                                          std::size_t rows, acc_t<T>* acc, bool exclusive,
+                                          bool starts_are_carries) noexcept {
   static_assert(N >= 2 && N <= 4);
   using A = acc_t<T>;
   using reg = typename V::reg;
@@ -789,22 +789,22 @@ TALLY_SIMD_TARGET void scan_columns_direct(const T* in, std::ptrdiff_t in_row_st
       (sequential_order_v<Op, T> || (packed_rows && (width % W != 0 || line_vectors)))) {
     if (stream && packed_rows && width == 2 * W && streaming_writer<V, T>::usable)
       return scan_register_rows<Op, T, V, true>(in, out, in_row_stride, width, rows, acc, exclusive,
-                                                  starts_are_carries);
+                                                starts_are_carries);
     return scan_register_rows<Op, T, V, false>(in, out, in_row_stride, width, rows, acc, exclusive,
-                                                 starts_are_carries);
+                                               starts_are_carries);
   }
   // Packed rows of three or four vectors keep it in as many (every operator).
   if (width > 2 * W && width <= 4 * W && packed_rows) {
     const bool streamed = stream && width % W == 0 && streaming_writer<V, T>::usable;
     if (width <= 3 * W)
       return streamed ? scan_register_rows<Op, T, V, true, 3>(in, out, in_row_stride, width, rows, acc, exclusive,
-                                                                 starts_are_carries)
+                                                              starts_are_carries)
                       : scan_register_rows<Op, T, V, false, 3>(in, out, in_row_stride, width, rows, acc, exclusive,
-                                                                  starts_are_carries);
+                                                               starts_are_carries);
     return streamed ? scan_register_rows<Op, T, V, true, 4>(in, out, in_row_stride, width, rows, acc, exclusive,
-                                                               starts_are_carries)
+                                                            starts_are_carries)
                     : scan_register_rows<Op, T, V, false, 4>(in, out, in_row_stride, width, rows, acc, exclusive,
-                                                                starts_are_carries);
+                                                             starts_are_carries);
   }
   if constexpr (has_lane_ops<V> && !sequential_order_v<Op, T>) {  // (products of floats: ops.hpp)
     if (width <= W && packed_rows && rows * width >= W) {
