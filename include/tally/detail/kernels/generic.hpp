@@ -909,8 +909,9 @@ TALLY_SIMD_TARGET void scan_columns_staged(const T* in, std::ptrdiff_t row_strid
   const bool descending = row_stride < 0;
   // Rows per block; rows wider than a block go one row a block in pieces of `piece` columns
   // (right to left when descending, so that the output stays one descending stream).
-  const std::size_t block_rows = (std::max)(std::size_t{1}, (capacity - W) / width);
-  const std::size_t piece = (std::min)(width, capacity - 2 * W);
+  const bool pieces = width > capacity - W;
+  const std::size_t block_rows = pieces ? 1 : (capacity - W) / width;
+  const std::size_t piece = pieces ? capacity - 2 * W : width;
   streaming_writer<V, T> writer(true);
   // Ascending, buffer[0, pending) is the output from `edge` up; descending, the last
   // `pending` elements of the buffer are the output below `edge`.
@@ -919,9 +920,8 @@ TALLY_SIMD_TARGET void scan_columns_staged(const T* in, std::ptrdiff_t row_strid
   // One block of rows, or one piece of a row, a pass: written after what is pending, then
   // streamed but for the last part vector.
   for (std::size_t k = 0, done = 0; k < rows;) {
-    const bool pieces = width > capacity - W;
-    const std::size_t r = pieces ? 1 : (std::min)(block_rows, rows - k);
-    const std::size_t n = pieces ? (std::min)(piece, width - done) : width;  // columns
+    const std::size_t r = (std::min)(block_rows, rows - k);
+    const std::size_t n = (std::min)(piece, width - done);  // columns
     const std::size_t column = descending ? width - done - n : done;
     const T* block_in = in + static_cast<std::ptrdiff_t>(k) * row_stride;
     const T* next = k + r < rows ? block_in + static_cast<std::ptrdiff_t>(r) * row_stride : next_in;
