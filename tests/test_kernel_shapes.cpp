@@ -81,6 +81,7 @@ struct scan_case {
   unsigned threads = 1;
   std::size_t in_offset = 0, out_offset = 0;
   bool in_place = false;  // the output is the input's buffer
+  int out_past_in = -1;   // at least 0: one buffer, the output this many bytes past the input modulo 4 KiB
   tally::scan_accuracy accuracy = tally::scan_accuracy::fast;  // float32 and float64 only
 
   std::string describe() const {
@@ -104,16 +105,27 @@ struct scan_case {
 template <class T>
 std::vector<T> run(const scan_case& c, const std::vector<T>& x) {
   const std::size_t n = c.count();
+  const auto scan = [&](const T* in, T* out) {
+    tally::scan_options options;
+    options.direction = tally_test::direction_of(c.decreasing);
+    options.exclusive = c.exclusive;
+    options.threads = c.threads;
+    options.accuracy = c.accuracy;
+    tally_test::typed_scan<T>(c.product, tally::tensor_view<const T>(in, c.sizes.size(), c.sizes.data()),
+                              tally::tensor_view<T>(out, c.sizes.size(), c.sizes.data()), c.axis, options);
+  };
+  if (c.out_past_in >= 0) {
+    const std::size_t page = 4096 / sizeof(T);
+    const std::size_t gap = (n + page - 1) / page * page + static_cast<std::size_t>(c.out_past_in) / sizeof(T);
+    offset_buffer<T> both(gap + n, c.in_offset);
+    std::copy(x.begin(), x.end(), both.data());
+    scan(both.data(), both.data() + gap);
+    return std::vector<T>(both.data() + gap, both.data() + gap + n);
+  }
   offset_buffer<T> in(n, c.in_offset), out(n, c.out_offset);
   std::copy(x.begin(), x.end(), in.data());
-  tally::scan_options options;
-  options.direction = tally_test::direction_of(c.decreasing);
-  options.exclusive = c.exclusive;
-  options.threads = c.threads;
-  options.accuracy = c.accuracy;
   offset_buffer<T>& result = c.in_place ? in : out;
-  tally_test::typed_scan<T>(c.product, tally::tensor_view<const T>(in.data(), c.sizes.size(), c.sizes.data()),
-                            tally::tensor_view<T>(result.data(), c.sizes.size(), c.sizes.data()), c.axis, options);
+  scan(in.data(), result.data());
   return result.values(n);
 }
 
@@ -308,6 +320,28 @@ TEST_CASE("shapes: streamed outputs at every element offset from a cache line", 
   scan_case double_lines{{(std::size_t{16} << 20) / 64 + 3, 8}, 1, false, false, true};
   double_lines.out_offset = 3;
   check_exact<double>(double_lines, rng);
+}
+
+TEST_CASE("shapes: streamed lines whose output sits just past their input modulo 4 KiB", "[shapes]") {
+  // Lines read and written in step store plainly there (plan/streaming_aliasing.hpp): the
+  // offsets at both ends of the windows of either direction, one line and lines split
+  // across two threads, rows along the line, both modes, sums and products.
+  rng_t rng(0xa11a5);
+  const std::size_t big = (std::size_t{16} << 20) / sizeof(float) + 37;
+  for (int past : {44, 48, 236, 240, 3896, 3900, 4080, 4084})
+    for (bool decreasing : {false, true}) {
+      scan_case line{{big}, 0, past % 3 == 0, decreasing, past % 8 == 0};
+      line.out_past_in = past;
+      line.in_offset = static_cast<std::size_t>(past % 5);
+      line.threads = past > 4000 ? 2 : 1;
+      check_exact<float>(line, rng);
+    }
+  scan_case rows{{(std::size_t{16} << 20) / 8 / 5000 + 1, 5000}, 1, false, true, false};
+  rows.out_past_in = 4000;
+  check_exact<double>(rows, rng);
+  rows.decreasing = false;
+  rows.out_past_in = 128;
+  check_exact<std::int64_t>(rows, rng);
 }
 
 /// A streamed scan of an input seen transposed (the gathered tiles: axis 0 reads lines

@@ -7,6 +7,7 @@
 
 #include "../kernels/kernel_set.hpp"
 #include "../plan/plan.hpp"
+#include "../plan/streaming_aliasing.hpp"
 #include "carries.hpp"
 
 TALLY_BEGIN_NAMESPACE
@@ -31,7 +32,8 @@ struct lines_job {
       const T* in = carries.p.in + w.offset[in_operand];
       T* out = carries.p.out + w.offset[out_operand];
       if constexpr (Contiguous)
-        kernels.line(state, in, out, downwards, l.axis_size, plan.exclusive, plan.stream);
+        kernels.line(state, in, out, downwards, l.axis_size, plan.exclusive,
+                     plan.stream && !streaming_stalls_loads(in, out, l.axis_in_stride, l.axis_out_stride));
       else
         kernels.strided(state, in, l.axis_in_stride, out, l.axis_out_stride, l.axis_size, plan.exclusive);
       carries.finish_line(w.offset[carry_out_operand], state);

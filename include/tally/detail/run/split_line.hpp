@@ -9,6 +9,7 @@
 
 #include "../kernels/kernel_set.hpp"
 #include "../plan/plan.hpp"
+#include "../plan/streaming_aliasing.hpp"
 #include "carries.hpp"
 #include "executor.hpp"
 
@@ -88,6 +89,8 @@ void run_split_lines(const scan_plan& plan, const line_carries<Op, T>& carries, 
     auto state = carries.line_start(w.offset[carry_in_operand]);
     split.in = carries.p.in + w.offset[in_operand];
     split.out = carries.p.out + w.offset[out_operand];
+    split.stream = plan.stream && !streaming_stalls_loads(split.in, split.out, plan.layout.axis_in_stride,
+                                                          plan.layout.axis_out_stride);
     split.run(state, exec, plan.threads);
     carries.finish_line(w.offset[carry_out_operand], state);
   }

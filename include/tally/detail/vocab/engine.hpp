@@ -27,6 +27,7 @@
 #include "../../status.hpp"
 #include "../layout/overlap.hpp"
 #include "../ops/concept.hpp"
+#include "../plan/streaming_aliasing.hpp"
 #include "../plan/tuning.hpp"
 #include "../run/axis_of_one.hpp"
 #include "../run/executor.hpp"
@@ -523,7 +524,8 @@ void scan_line(const Op& op, const layout& l, pointers<Op> p) {
       const std::ptrdiff_t si = l.axis[in_slot];
       const line_span<typename Op::in_type, typename Op::out_type> line{
           p.in, p.out, l.has_resets ? p.resets : nullptr, p.index, l.length, si < 0, l.decreasing,
-          l.stream && l.length * sizeof(typename Op::out_type) >= tuning::stream_line_bytes};
+          l.stream && l.length * sizeof(typename Op::out_type) >= tuning::stream_line_bytes &&
+              !streaming_stalls_loads(p.in, p.out, si, l.axis[out_slot])};
       if ((si == 1 || si == -1) && l.axis[out_slot] == si && (!l.has_resets || l.axis[resets_slot] == si) &&
           (!p.index || l.axis[index_slot] == si)) {
         if constexpr (resumable_line<Op>) {
@@ -573,7 +575,10 @@ std::size_t scan_line_run(const Op& op, const layout& l, const pointers<Op>& p, 
       const std::size_t count = (std::min)(limit, downwards ? w.index[d] + 1 : w.extents[d] - w.index[d]);
       const std::ptrdiff_t sign = downwards ? -1 : 1, out_step = sign * w.strides[out_slot][d];
       const line_span<typename Op::in_type, typename Op::out_type> first{
-          q.in, q.out, nullptr, q.index, l.length, si < 0, l.decreasing, streams_lines<Op> && l.stream && !moved_on};
+          q.in, q.out, nullptr, q.index, l.length, si < 0, l.decreasing,
+          streams_lines<Op> && l.stream && !moved_on &&
+              !(w.strides[in_slot][d] == w.strides[out_slot][d] &&
+                streaming_stalls_loads(q.in, q.out, si, l.axis[out_slot]))};
       if (count > 1 && vector_line<Op>::scan_lines(first, count, sign * w.strides[in_slot][d], out_step)) {
         if (moved_on) {
           const std::ptrdiff_t step = l.axis[out_slot], to_last = static_cast<std::ptrdiff_t>(count - 1) * out_step;
