@@ -1,7 +1,7 @@
 // The benchmark suite of issues 3 and 10: tally beside memcpy of the same bytes and beside
 // the peers (the plain loop a user writes, a naive stride-walking loop, std::inclusive_scan,
 // Eigen's Tensor cumsum/cumprod), all in one run, so that every target is a ratio of two
-// times measured under the same conditions. Three groups of cases:
+// times measured under the same conditions. Four groups of cases:
 //
 //   B1 .. B9, B4t        the case table, on std::vector buffers (what users have) and again
 //                        on 64-byte aligned buffers ("B1@aligned": tally and memcpy only)
@@ -9,6 +9,8 @@
 //                        16M elements as [N/L, L] along axis 1 and [L, N/L] along axis 0
 //                        (also decreasing: a1d, a0d), and narrow [N/w, w] along axis 0;
 //                        tally, memcpy, plain loop
+//   alias:<type>:<i|d>   one 64 MiB line, increasing or decreasing, its output 64 bytes
+//                        past (behind) its input modulo 4 KiB; tally, exact, memcpy
 //   small:<type>:n=<n> / :8x8:a1
 //                        one small call, ns per call: both layers beside the plain loop;
 //                        for n, also cummax (with and without indices), cumsum into
@@ -578,8 +580,9 @@ run_fn<T> eigen_fn(const shape& s, bool product) {
 // Registration.
 
 /// Where a case's buffers come from: std::vector<T>(n), as a user allocates them, or
-/// 64-byte aligned (the "@aligned" rows).
-enum class buffer_kind { vector, aligned };
+/// 64-byte aligned (the "@aligned" rows), or both in one std::vector with the output 64
+/// bytes past (or behind) the input modulo 4 KiB (the "alias:" rows).
+enum class buffer_kind { vector, aligned, out_64_past_in, out_64_behind_in };
 
 /// The buffers of the case running now. Google Benchmark calls a benchmark's function
 /// several times (to size the iteration count, then once per repetition); the buffers are
@@ -599,6 +602,12 @@ struct typed_workspace final : workspace {
       vout = std::vector<T>(n);
       in = vin.data();
       out = vout.data();
+    } else if (kind == buffer_kind::out_64_past_in || kind == buffer_kind::out_64_behind_in) {
+      const std::size_t page = 4096 / sizeof(T), shift = 64 / sizeof(T);
+      const std::size_t gap = (n + page - 1) / page * page + (kind == buffer_kind::out_64_past_in ? shift : page - shift);
+      vin = std::vector<T>(gap + n);
+      in = vin.data();
+      out = in + gap;
     } else {
       ain = std::make_unique<aligned_array<T>>(n);
       aout = std::make_unique<aligned_array<T>>(n);
@@ -968,6 +977,28 @@ void register_sweep() {
     add_sweep<double>("sweep:f64r:a1:L=" + count_label(len), shape{{n / len, len}, {}, 1, false, false, true});
 }
 
+/// Lines whose output sits 64 bytes past the input modulo 4 KiB (64 bytes behind where
+/// they are read downwards): their loads would wait on their own non-temporal stores
+/// (plan/streaming_aliasing.hpp); tally and memcpy on the same two addresses.
+template <class T>
+void add_aliased(const std::string& type, bool reverse) {
+  const shape s{{(std::size_t{64} << 20) / sizeof(T)}, {}, 0, reverse};
+  const std::string id = "alias:" + type + (reverse ? ":d" : ":i");
+  const buffer_kind kind = reverse ? buffer_kind::out_64_behind_in : buffer_kind::out_64_past_in;
+  add<T>(id, "tally", s, false, kind, tally_fn<T>(s, false, 1));
+  if constexpr (std::is_floating_point_v<T>)
+    add<T>(id, "exact", s, false, kind, tally_fn<T>(s, false, 1, tally::scan_accuracy::exact));
+  add<T>(id, "memcpy", s, false, kind, memcpy_fn<T>(s), {false});
+}
+
+void register_aliased_buffers() {
+  for (bool reverse : {false, true}) {
+    add_aliased<float>("f32", reverse);
+    add_aliased<double>("f64", reverse);
+    add_aliased<std::int32_t>("i32", reverse);
+  }
+}
+
 void register_cases() {
   constexpr std::size_t big = 4096;
   const shape b1{{16u << 20}, {}, 0};
@@ -1035,6 +1066,7 @@ void register_cases() {
 void register_all() {
   register_cases();
   register_sweep();
+  register_aliased_buffers();
   register_small_calls();
 }
 

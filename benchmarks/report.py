@@ -2,7 +2,7 @@
 """Runs tally_bench or tally_bench_vocabulary (or reads their JSON) and reports the targets
 of issues 3, 10 and 14.
 
-It prints four Markdown tables, each for the cases the run holds:
+It prints five Markdown tables, each for the cases the run holds:
 
 - the case table (B1 .. B9, B4t): for each case on std::vector buffers and again on 64-byte
   aligned ones ("<id>@aligned"), tally's median time, memcpy's median time of the same bytes
@@ -12,6 +12,8 @@ It prints four Markdown tables, each for the cases the run holds:
 - the shape sweep (16M elements as [N/L, L] axis 1 and [L, N/L] axis 0, narrow widths, other
   types): tally / memcpy and tally / plain loop per row, PASS when within 1.25x of memcpy
   and faster than the plain loop;
+- lines whose output sits 64 bytes past (or, read downwards, behind) their input modulo
+  4 KiB: tally / memcpy;
 - the small calls: ns per call of both layers beside the plain loop, and the fixed overhead
   (tally time - plain loop time) against its target;
 - the vocabulary's rows (tally_bench_vocabulary, V0 .. V7 along each axis, std::vector and
@@ -328,6 +330,39 @@ def sweep_markdown(rows):
         lines.append("| " + " | ".join(cells) + " |")
     passed = sum(1 for r in rows if r["ok_memcpy"] and r["ok_plain"])
     lines += ["", f"{passed} of {len(rows)} sweep rows pass."]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------
+# Lines whose output sits 64 bytes past (behind, read downwards) their input modulo 4 KiB:
+# "alias:<type>:<i|d>" (tally, exact, memcpy), the same target as the sweep's.
+
+def alias_rows(times, offsets):
+    rows = []
+    for (case, impl), tally in sorted(times.items()):
+        if impl != "tally" or not case.startswith("alias:"):
+            continue
+        _, dtype, direction = case.split(":")
+        memcpy, exact = times.get((case, "memcpy")), times.get((case, "exact"))
+        rows.append({"series": f"{TYPE_NAMES.get(dtype, dtype)}, " +
+                               ("increasing, output 64 B past the input" if direction == "i"
+                                else "decreasing, output 64 B behind the input"),
+                     "offsets": offset_text(offsets, case), "tally": tally, "memcpy": memcpy,
+                     "ratio": tally / memcpy if memcpy else None,
+                     "exact_ratio": exact / memcpy if exact and memcpy else None})
+    return rows
+
+
+def alias_markdown(rows):
+    lines = ["One line of 64 MiB, input and output in one std::vector, 1 thread. Median real time, ms; "
+             f"target: tally <= {SWEEP_MEMCPY_TARGET:g}x memcpy.", ""]
+    head = ["line", "in/out % 64", "tally ms", "memcpy ms", "tally / memcpy", "exact / memcpy"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "|".join("---" for _ in head) + "|")
+    for r in rows:
+        cells = [r["series"], r["offsets"], fmt(r["tally"]), fmt(r["memcpy"]), fmt(r["ratio"], ".2f"),
+                 fmt(r["exact_ratio"], ".2f")]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -655,12 +690,14 @@ def main():
     times, errors, offsets = medians(data)
     context = data.get("context", {})
     rows, sweep, small = evaluate(times, offsets), sweep_rows(times, offsets), small_rows(times, offsets)
-    vocabulary = vocabulary_rows(times)
+    vocabulary, aliased = vocabulary_rows(times), alias_rows(times, offsets)
     print(header(context))
     if rows:
         print("\n### Cases\n\n" + markdown(rows))
     if sweep:
         print("\n### Shape sweep\n\n" + sweep_markdown(sweep))
+    if aliased:
+        print("\n### Output just past the input modulo 4 KiB\n\n" + alias_markdown(aliased))
     if small:
         print("\n### Small calls\n\n" + small_markdown(small))
     if vocabulary:
