@@ -4,9 +4,9 @@
 // wait is long. A line read and written in step (same direction, same element size)
 // whose output sits just past its input modulo 4 KiB meets this on every vector: a 16M
 // float32 line, fast mode, AVX-512, x memcpy, by (out - in) mod 4096 in bytes (Zen 4,
-// 2026-12-07): increasing 0-44 1.1-1.3, 48-236 3.3-3.9 (1.8-1.9 at 192-236), 240 and
-// more 1.1-1.5; decreasing 4084-4092 1.2, 3904-4080 1.8-3.6, 3888 and less 1.3-1.5. Plain
-// stores take 1.7-1.9 at every offset, so those lines store plainly.
+// 2026-12-07): increasing 0-44 1.1-1.4, 48-236 3.3-3.9 (1.8-1.9 at 192-236), 240 and
+// more 1.1-1.5; decreasing 4084-4092 1.2, 3904-4080 1.8-3.8, 3888 and less 1.3-1.5. Plain
+// stores take 1.7-1.8 at every offset, so those lines store plainly.
 #pragma once
 
 #include <cstddef>
