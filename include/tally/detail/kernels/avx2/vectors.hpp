@@ -659,6 +659,17 @@ struct transpose32 {
 /// The transpose of tiles of lines shorter than transpose32's (avx512: AVX2's); here the same.
 using narrow_transpose32 = transpose32;
 
+/// The transpose of a 4 x 4 block of doubles in registers: 8 shuffles, its own inverse.
+TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE void transpose_4x4(__m256d (&r)[4]) {
+  // Columns 0 and 2 (t0: rows 0 and 1, t2: rows 2 and 3), 1 and 3 (t1, t3), a 128-bit half each.
+  const __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
+  const __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
+  r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+  r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+  r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+  r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
 /// 4x4 blocks of 8-byte elements, transposed in registers (see avx512::transpose32).
 struct transpose64 {
   static constexpr std::size_t width = 4;
@@ -668,13 +679,7 @@ struct transpose64 {
     __m256d r[4];
     TALLY_UNROLL
     for (int i = 0; i < 4; ++i) r[i] = _mm256_loadu_pd(in + static_cast<std::size_t>(i) * pitch);
-    // Columns 0 and 2 (t0: rows 0 and 1, t2: rows 2 and 3), 1 and 3 (t1, t3), a 128-bit half each.
-    const __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
-    const __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
-    r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
-    r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
-    r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
-    r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+    transpose_4x4(r);
     TALLY_UNROLL
     for (int i = 0; i < 4; ++i) {
       double* row = dst + i * out_stride;

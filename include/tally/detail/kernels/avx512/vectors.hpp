@@ -570,34 +570,41 @@ struct transpose32 {
   }
 };
 
+/// The transpose of an 8 x 8 block of doubles in registers (row i, lane j -> row j,
+/// lane i): 24 shuffles, its own inverse.
+TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE void transpose_8x8(__m512d (&r)[8]) {
+  __m512d t[8];
+  // t[2i] holds columns 0, 2, 4, 6 of rows 2i and 2i + 1 (a 128-bit lane each), t[2i + 1]
+  // columns 1, 3, 5, 7.
+  TALLY_UNROLL
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm512_unpacklo_pd(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_pd(r[2 * i], r[2 * i + 1]);
+  }
+  TALLY_UNROLL
+  for (int p = 0; p < 2; ++p) {  // columns p, p + 2, p + 4, p + 6
+    // Rows 0-3 (u) and 4-7 (v) of columns p and p + 4 (lo), p + 2 and p + 6 (hi).
+    const __m512d u_lo = _mm512_shuffle_f64x2(t[p], t[2 + p], 0x88);
+    const __m512d u_hi = _mm512_shuffle_f64x2(t[p], t[2 + p], 0xdd);
+    const __m512d v_lo = _mm512_shuffle_f64x2(t[4 + p], t[6 + p], 0x88);
+    const __m512d v_hi = _mm512_shuffle_f64x2(t[4 + p], t[6 + p], 0xdd);
+    r[p] = _mm512_shuffle_f64x2(u_lo, v_lo, 0x88);
+    r[p + 4] = _mm512_shuffle_f64x2(u_lo, v_lo, 0xdd);
+    r[p + 2] = _mm512_shuffle_f64x2(u_hi, v_hi, 0x88);
+    r[p + 6] = _mm512_shuffle_f64x2(u_hi, v_hi, 0xdd);
+  }
+}
+
 /// 8x8 blocks of 8-byte elements, transposed in registers (see transpose32).
 struct transpose64 {
   static constexpr std::size_t width = 8;
   TALLY_T static void block(const void* tile, std::size_t pitch, void* out, std::ptrdiff_t out_stride, bool stream) {
     const double* in = static_cast<const double*>(tile);
     double* dst = static_cast<double*>(out);
-    __m512d r[8], t[8];
+    __m512d r[8];
     TALLY_UNROLL
     for (int i = 0; i < 8; ++i) r[i] = _mm512_loadu_pd(in + static_cast<std::size_t>(i) * pitch);
-    // t[2i] holds columns 0, 2, 4, 6 of rows 2i and 2i + 1 (a 128-bit lane each), t[2i + 1]
-    // columns 1, 3, 5, 7.
-    TALLY_UNROLL
-    for (int i = 0; i < 4; ++i) {
-      t[2 * i] = _mm512_unpacklo_pd(r[2 * i], r[2 * i + 1]);
-      t[2 * i + 1] = _mm512_unpackhi_pd(r[2 * i], r[2 * i + 1]);
-    }
-    TALLY_UNROLL
-    for (int p = 0; p < 2; ++p) {  // columns p, p + 2, p + 4, p + 6
-      // Rows 0-3 (u) and 4-7 (v) of columns p and p + 4 (lo), p + 2 and p + 6 (hi).
-      const __m512d u_lo = _mm512_shuffle_f64x2(t[p], t[2 + p], 0x88);
-      const __m512d u_hi = _mm512_shuffle_f64x2(t[p], t[2 + p], 0xdd);
-      const __m512d v_lo = _mm512_shuffle_f64x2(t[4 + p], t[6 + p], 0x88);
-      const __m512d v_hi = _mm512_shuffle_f64x2(t[4 + p], t[6 + p], 0xdd);
-      r[p] = _mm512_shuffle_f64x2(u_lo, v_lo, 0x88);
-      r[p + 4] = _mm512_shuffle_f64x2(u_lo, v_lo, 0xdd);
-      r[p + 2] = _mm512_shuffle_f64x2(u_hi, v_hi, 0x88);
-      r[p + 6] = _mm512_shuffle_f64x2(u_hi, v_hi, 0xdd);
-    }
+    transpose_8x8(r);
     TALLY_UNROLL
     for (int i = 0; i < 8; ++i) {
       double* row = dst + i * out_stride;
