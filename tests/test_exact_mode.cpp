@@ -532,6 +532,83 @@ void check_narrow_columns(rng_t& rng, std::size_t w, int variant) {
     }
 }
 
+/// [rows, n] float64 along axis 1 against each line's sequential fold, bitwise: on general
+/// inputs (cancelling +-2^60, so that the pair's low part shows), with infinities and NaNs
+/// in some lines, NaNs read as +0 / 1 by nancumsum / nancumprod. `row`: the elements from
+/// one line to the next (n: packed); `shift`: the tensor starts that many elements into
+/// its buffer.
+void check_float64_lines(rng_t& rng, std::size_t rows, std::size_t n, std::size_t row, std::size_t shift, int variant) {
+  const bool product = variant % 2 == 1, decreasing = variant % 4 >= 2, exclusive = variant % 8 >= 4,
+             in_place = variant % 16 >= 8 && !exclusive, skip_nan = variant % 32 >= 16, specials = variant >= 32;
+  INFO((skip_nan ? "nan" : "") << (product ? "cumprod " : "cumsum ") << rows << " lines of " << n << " every " << row
+                               << ", from element " << shift << (decreasing ? ", decreasing" : "")
+                               << (exclusive ? ", exclusive" : "") << (in_place ? ", in place" : "")
+                               << (specials ? ", infinities and NaNs" : ""));
+  std::vector<double> in(shift + rows * row), out(in.size()), expected(in.size());
+  for (double& x : in) {
+    const double u = tally_test::unit(rng);
+    x = product ? 1 + (u - 0.5) / 16 : u < 0.3 ? (u < 0.15 ? 0x1p60 : -0x1p60) : u - 0.6;
+    if (skip_nan && tally_test::unit(rng) < 0.05) x = std::numeric_limits<double>::quiet_NaN();
+  }
+  if (specials)
+    for (std::size_t r = 0; r < rows; r += 3)
+      in[shift + r * row + tally_test::pick(rng, n)] = r % 2 == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                                                  : (r % 4 == 1 ? 1 : -1) * HUGE_VAL;
+  const double empty = product ? 1 : 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto at = [&](std::size_t k) { return shift + r * row + (decreasing ? n - 1 - k : k); };
+    const auto read = [&](std::size_t k) { return skip_nan && std::isnan(in[k]) ? empty : in[k]; };
+    sequential_fold<double> fold(product, read(at(0)));
+    expected[at(0)] = exclusive ? empty : fold.value();
+    for (std::size_t k = 1; k < n; ++k) {
+      const double before = fold.value();
+      fold.add(read(at(k)));
+      expected[at(k)] = exclusive ? before : fold.value();
+    }
+  }
+  if (in_place) out = in;
+  const auto row_stride = static_cast<std::ptrdiff_t>(row);
+  const tensor_view<const double> from((in_place ? out : in).data() + shift, {rows, n}, {row_stride, 1});
+  const tensor_view<double> to(out.data() + shift, {rows, n}, {row_stride, 1});
+  const scan_options o(decreasing ? tally::axis_direction::decreasing : tally::axis_direction::increasing, exclusive);
+  if (skip_nan)
+    product ? tally::nancumprod(from, to, 1, o) : tally::nancumsum(from, to, 1, o);
+  else
+    product ? tally::cumprod(from, to, 1, o) : tally::cumsum(from, to, 1, o);
+  std::size_t mismatches = 0;
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t at = shift + r * row + k;
+      if (std::memcmp(&out[at], &expected[at], sizeof(double)) != 0 && mismatches++ == 0) {
+        INFO("line " << r << " element " << k << ": " << out[at] << " expected " << expected[at]);
+        CHECK(false);
+      }
+    }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("exact mode: float64 lines side by side keep each line's sequential fold") {
+  // Many float64 lines along memory take a form that folds a line per lane
+  // (compensated_lines.hpp: blocks of 8 lines by 8 elements with AVX-512, 4 by 4 with
+  // AVX2, transposed in registers): each line must be its sequential fold, bitwise. Line
+  // counts that leave a part group, lengths that leave a part block, padded rows, a
+  // tensor that starts off a cache line, and outputs of 16 MiB and more, which stream
+  // (after a head of elements to the first line's 64-byte boundary) where every line sits
+  // at the same place in its cache line.
+  rng_t rng(0x5eed0c);
+  struct shape {
+    std::size_t rows, n, row, shift;
+  };
+  const shape shapes[] = {{37, 64, 64, 0},    {300, 67, 67, 0},  {13, 100, 105, 3}, {9, 129, 129, 1},
+                          {70, 1000, 1000, 5}, {2, 77, 80, 0},    {1029, 2056, 2056, 0}, {1029, 2056, 2056, 3},
+                          {1031, 2051, 2059, 1}};
+  for (const shape& sh : shapes)
+    for (int variant = 0; variant < 64; ++variant) {
+      if (sh.rows > 1000 && variant % 8 >= 4 && variant % 16 != 4) continue;  // (large: fewer variants)
+      check_float64_lines(rng, sh.rows, sh.n, sh.row, sh.shift, variant);
+    }
+}
+
 TEST_CASE("exact mode: an exclusive line is the inclusive one, one place on, bit for bit") {
   // Exclusive lines along memory run as their inclusive outputs moved one place on
   // (engine.hpp, scan_exclusive_line_moved and scan_line_run), so that they take the line

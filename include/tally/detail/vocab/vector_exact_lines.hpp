@@ -1,6 +1,7 @@
 // Vector forms of the exact sums and products (ops/exact_sum.hpp, scan_accuracy::exact).
 // float32 elements are widened to double, scanned in double and rounded once on the way
-// out; float64 lines stay on the engine's scalar loop (a TwoSum per element).
+// out; float64 lines fold a compensated pair per element, one line per lane where there are
+// many (compensated_lines.hpp), else in the engine's scalar loop.
 //
 // Along a contiguous float32 line, either direction (AVX-512: 32 floats a step as four
 // vectors of 8 doubles; AVX2: 16 floats as four vectors of 4 doubles): each vector's in-register prefix, the vectors
@@ -28,6 +29,7 @@
 #include "../ops/exact_sum.hpp"
 #include "../dispatch/kernel_table.hpp"
 #include "avx2_lane_store.hpp"
+#include "compensated_lines.hpp"
 #include "lane_rows.hpp"
 #include "narrow_row_walk.hpp"
 #include "vector_lines.hpp"
@@ -907,54 +909,6 @@ struct exact_two_vector_rows {
   }
 };
 
-/// The compensated fold of float64 lanes (AVX2 + FMA, or AVX-512): x (a NaN read as the
-/// empty value when skipping NaNs) into the pairs (high, low), TwoSum as add_compensated
-/// or the FMA's exact error as multiply_compensated; returns the lanes rounded as
-/// double_double::value (high + low where high is finite and low is not zero).
-template <bool Sum, bool SkipNaN>
-struct compensated_fold {
-  static constexpr double empty = Sum ? 0.0 : 1.0;
-  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256d read(__m256d x) {
-    return SkipNaN ? _mm256_blendv_pd(x, _mm256_set1_pd(empty), _mm256_cmp_pd(x, x, _CMP_UNORD_Q)) : x;
-  }
-  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512d read(__m512d x) {
-    return SkipNaN ? _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), x, _mm512_set1_pd(empty)) : x;
-  }
-  TALLY_TARGET_AVX2 TALLY_ALWAYS_INLINE static __m256d apply(__m256d x, __m256d& high, __m256d& low) {
-    x = read(x);
-    const __m256d h = high;
-    if constexpr (Sum) {
-      high = _mm256_add_pd(h, x);
-      const __m256d x_part = _mm256_sub_pd(high, h);
-      low = _mm256_add_pd(low, _mm256_add_pd(_mm256_sub_pd(h, _mm256_sub_pd(high, x_part)), _mm256_sub_pd(x, x_part)));
-    } else {
-      high = _mm256_mul_pd(h, x);
-      low = _mm256_fmadd_pd(low, x, _mm256_fmsub_pd(h, x, high));
-    }
-    const __m256d magnitude = _mm256_andnot_pd(_mm256_set1_pd(-0.0), high);
-    const __m256d adds =
-        _mm256_and_pd(_mm256_cmp_pd(magnitude, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ),
-                      _mm256_cmp_pd(low, _mm256_setzero_pd(), _CMP_NEQ_UQ));
-    return _mm256_blendv_pd(high, _mm256_add_pd(high, low), adds);
-  }
-  TALLY_TARGET_AVX512 TALLY_ALWAYS_INLINE static __m512d apply(__m512d x, __m512d& high, __m512d& low) {
-    x = read(x);
-    const __m512d h = high;
-    if constexpr (Sum) {
-      high = _mm512_add_pd(h, x);
-      const __m512d x_part = _mm512_sub_pd(high, h);
-      low = _mm512_add_pd(low, _mm512_add_pd(_mm512_sub_pd(h, _mm512_sub_pd(high, x_part)), _mm512_sub_pd(x, x_part)));
-    } else {
-      high = _mm512_mul_pd(h, x);
-      low = _mm512_fmadd_pd(low, x, _mm512_fmsub_pd(h, x, high));
-    }
-    const __mmask8 adds =
-        _mm512_cmp_pd_mask(_mm512_abs_pd(high), _mm512_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ) &
-        _mm512_cmp_pd_mask(low, _mm512_setzero_pd(), _CMP_NEQ_UQ);
-    return _mm512_mask_add_pd(high, adds, high, low);
-  }
-};
-
 /// Four float64 lines a step (AVX2 + FMA), each a compensated pair (compensated_fold).
 template <bool Sum, bool SkipNaN = false>
 struct compensated_lanes4 {
@@ -1242,6 +1196,26 @@ struct vector_line<exact_op<Base, double, SkipNaN>> {
     if (active_target() == simd_variant::scalar || l.n == 0 || l.resets) return false;
     running = l.reverse ? compensated_line<op, true>(l.in, l.out, l.n, running, fresh)
                         : compensated_line<op, false>(l.in, l.out, l.n, running, fresh);
+    return true;
+  }
+  /// Lines below this length go gathered into tiles (vector_rows' gathered_below).
+  static std::size_t shortest_line(bool) noexcept {
+    return active_target() == simd_variant::scalar ? 0 : vector_rows<op>::gathered_below;
+  }
+  static constexpr bool streams_lines = true;
+  /// `count` fresh lines like `first`, each `in_step` and `out_step` elements after the
+  /// one before, a line per lane (compensated_lines.hpp): the bits of scan() on each.
+  static bool scan_lines(const line_span<double, double>& first, std::size_t count, std::ptrdiff_t in_step,
+                         std::ptrdiff_t out_step) noexcept {
+    constexpr bool sum = std::is_same_v<Base, sum_op>;
+    const simd_variant target = active_target();
+    if (target == simd_variant::scalar || first.n == 0 || first.resets) return false;
+    const auto lines = target == simd_variant::avx512
+                           ? (first.reverse ? &compensated_lines_avx512<sum, true, SkipNaN>
+                                            : &compensated_lines_avx512<sum, false, SkipNaN>)
+                           : (first.reverse ? &compensated_lines_avx2<sum, true, SkipNaN>
+                                            : &compensated_lines_avx2<sum, false, SkipNaN>);
+    lines(first.in, first.out, first.n, count, in_step, out_step, first.stream);
     return true;
   }
 };
